@@ -1,0 +1,87 @@
+package org.multigpulab.core.autograd;
+
+import org.multigpulab.device.BiasShape;
+import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.Kernels;
+import org.multigpulab.device.PoolShape;
+
+/**
+ * The differentiable operations of the seed's LeNet, each forward step with its backward step beside it.
+ * Every op runs on the device of its inputs through {@link Kernels} and records its backward step on the tape.
+ */
+public final class Ops {
+
+    private Ops() {
+    }
+
+    /** {@code F.conv2d(x, w, b)}: x [N, C, H, W], w [O, C, Kh, Kw], b [O] → [N, O, H−Kh+1, W−Kw+1]. */
+    public static Tensor conv2d(Tape tape, Tensor x, Tensor w, Tensor b) {
+        ConvShape s = new ConvShape(x.dim(0), x.dim(1), x.dim(2), x.dim(3), w.dim(0), w.dim(2), w.dim(3));
+        BiasShape bias = new BiasShape(s.batch(), s.outChannels(), s.outHeight() * s.outWidth());
+        Kernels k = tape.kernels();
+        Tensor y = tape.newTensor(x.requiresGrad() || w.requiresGrad() || b.requiresGrad(),
+                s.batch(), s.outChannels(), s.outHeight(), s.outWidth());
+        k.conv2dForward(x.data(), w.data(), y.data(), s);
+        k.biasAdd(y.data(), b.data(), bias);
+        tape.record(y, () -> {
+            tape.accumulateGrad(w, dw -> k.conv2dBackwardFilter(x.data(), y.grad(), dw, s));
+            tape.accumulateGrad(b, db -> k.biasAddBackward(y.grad(), db, bias));
+            tape.accumulateGrad(x, dx -> k.conv2dBackwardData(y.grad(), w.data(), dx, s));
+        });
+        return y;
+    }
+
+    /** {@code F.relu(x)}, any shape. */
+    public static Tensor relu(Tape tape, Tensor x) {
+        Kernels k = tape.kernels();
+        Tensor y = tape.newTensor(x.requiresGrad(), x.shape());
+        k.reluForward(x.data(), y.data(), x.size());
+        tape.record(y, () -> tape.accumulateGrad(x, dx -> k.reluBackward(x.data(), y.grad(), dx, x.size())));
+        return y;
+    }
+
+    /** {@code F.avg_pool2d(x, kernel_size=window, stride=stride)}: x [N, C, H, W] → [N, C, H', W']. */
+    public static Tensor avgPool2d(Tape tape, Tensor x, int window, int stride) {
+        PoolShape s = new PoolShape(x.dim(0) * x.dim(1), x.dim(2), x.dim(3), window, stride);
+        Kernels k = tape.kernels();
+        Tensor y = tape.newTensor(x.requiresGrad(), x.dim(0), x.dim(1), s.outHeight(), s.outWidth());
+        k.avgPoolForward(x.data(), y.data(), s);
+        tape.record(y, () -> tape.accumulateGrad(x, dx -> k.avgPoolBackward(y.grad(), dx, s)));
+        return y;
+    }
+
+    /** {@code torch.mm(x, w) + b}: x [N, In], w [In, Out], b [Out] → [N, Out]. */
+    public static Tensor linear(Tape tape, Tensor x, Tensor w, Tensor b) {
+        int n = x.dim(0), in = x.dim(1), out = w.dim(1);
+        if (w.dim(0) != in) {
+            throw new IllegalArgumentException("linear: x has " + in + " features but w expects " + w.dim(0));
+        }
+        BiasShape bias = new BiasShape(n, out, 1);
+        Kernels k = tape.kernels();
+        Tensor y = tape.newTensor(x.requiresGrad() || w.requiresGrad() || b.requiresGrad(), n, out);
+        k.gemm(false, false, n, out, in, 1f, x.data(), w.data(), 0f, y.data());
+        k.biasAdd(y.data(), b.data(), bias);
+        tape.record(y, () -> {
+            // dw [In, Out] = xᵀ · dy;  db = Σ_rows dy;  dx [N, In] = dy · wᵀ
+            tape.accumulateGrad(w, dw -> k.gemm(true, false, in, out, n, 1f, x.data(), y.grad(), 0f, dw));
+            tape.accumulateGrad(b, db -> k.biasAddBackward(y.grad(), db, bias));
+            tape.accumulateGrad(x, dx -> k.gemm(false, true, n, in, out, 1f, y.grad(), w.data(), 0f, dx));
+        });
+        return y;
+    }
+
+    /**
+     * {@code loss(y_hat, y)} with reduction "none", to be summed: returns the per-sample losses [N], and
+     * {@link Tape#backward} from them differentiates their sum, as the seed's {@code loss(...).sum().backward()}.
+     */
+    public static Tensor crossEntropySum(Tape tape, Tensor logits, Tensor labels) {
+        int n = logits.dim(0), classes = logits.dim(1);
+        Kernels k = tape.kernels();
+        Tensor losses = tape.newTensor(logits.requiresGrad(), n);
+        k.softmaxCrossEntropyForward(logits.data(), labels.data(), losses.data(), n, classes);
+        tape.record(losses, () -> tape.accumulateGrad(logits,
+                dlogits -> k.softmaxCrossEntropyBackward(logits.data(), labels.data(), dlogits, n, classes)));
+        tape.markLoss(losses);
+        return losses;
+    }
+}

@@ -1,0 +1,126 @@
+package org.multigpulab.core.autograd;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.multigpulab.device.Buffer;
+import org.multigpulab.device.Kernels;
+
+/**
+ * A reverse-mode autograd tape for one device and one step: {@link Ops} record a backward step next to each
+ * forward step, and {@link #backward(Tensor)} runs them in reverse order.
+ *
+ * <p>The tape owns the step's activations and their gradients, taken from a {@link Workspace} and handed back
+ * on {@link #close()}. Parameter gradients persist in their tensors; the first contribution of a pass
+ * overwrites them, so there is nothing to zero between steps. A tape made by {@link #inference} records no
+ * backward steps. Not thread-safe.
+ */
+public final class Tape implements AutoCloseable {
+
+    private final Workspace workspace;
+    private final boolean recording;
+    private final List<Runnable> backwardSteps = new ArrayList<>();
+    private final List<Buffer> owned = new ArrayList<>();
+    private final Set<Tensor> stepTensors = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<Tensor> gradWritten = Collections.newSetFromMap(new IdentityHashMap<>());
+    private Tensor loss;
+
+    private Tape(Workspace workspace, boolean recording) {
+        this.workspace = workspace;
+        this.recording = recording;
+    }
+
+    /** A tape that records backward steps, for training. */
+    public static Tape training(Workspace workspace) {
+        return new Tape(workspace, true);
+    }
+
+    /** A tape that records nothing, for evaluation. */
+    public static Tape inference(Workspace workspace) {
+        return new Tape(workspace, false);
+    }
+
+    Kernels kernels() {
+        return workspace.device().kernels();
+    }
+
+    /** A step-lived tensor of the given shape; its contents are unspecified until a kernel writes it. */
+    public Tensor newTensor(boolean requiresGrad, int... shape) {
+        int size = 1;
+        for (int d : shape) {
+            size *= d;
+        }
+        Buffer buffer = workspace.take(size);
+        owned.add(buffer);
+        Tensor t = new Tensor(buffer, shape, recording && requiresGrad, null);
+        stepTensors.add(t);
+        return t;
+    }
+
+    /** Records the backward step of an op whose output needs a gradient. */
+    void record(Tensor output, Runnable backwardStep) {
+        if (recording && output.requiresGrad()) {
+            backwardSteps.add(backwardStep);
+        }
+    }
+
+    void markLoss(Tensor lossOutput) {
+        this.loss = lossOutput;
+    }
+
+    /**
+     * Adds a contribution to {@code t}'s gradient: {@code writer} writes it into the buffer it is given. The
+     * first contribution in a pass goes straight into the gradient; later ones into a temporary that is added.
+     */
+    void accumulateGrad(Tensor t, Consumer<Buffer> writer) {
+        Tensor root = t.root();
+        if (!root.requiresGrad()) {
+            return;
+        }
+        if (root.grad() == null) {
+            // A step tensor's gradient dies with the step; a parameter's is its own, kept across steps.
+            Buffer grad = stepTensors.contains(root) ? workspace.take(root.size()) : root.device().allocate(root.size());
+            if (stepTensors.contains(root)) {
+                owned.add(grad);
+            }
+            root.setGrad(grad);
+        }
+        if (gradWritten.add(root)) {
+            writer.accept(root.grad());
+        } else {
+            Buffer contribution = workspace.take(root.size());
+            owned.add(contribution);
+            writer.accept(contribution);
+            kernels().add(root.grad(), contribution, root.grad(), root.size());
+        }
+    }
+
+    /**
+     * Back-propagates from {@code lossOutput}, which must be what {@link Ops#crossEntropySum} returned on this
+     * tape: afterwards every parameter used holds the gradient of the summed loss.
+     */
+    public void backward(Tensor lossOutput) {
+        if (!recording) {
+            throw new IllegalStateException("an inference tape has no backward pass");
+        }
+        if (lossOutput != loss) {
+            throw new IllegalArgumentException("backward starts from the loss recorded on this tape");
+        }
+        gradWritten.clear();
+        for (int i = backwardSteps.size() - 1; i >= 0; i--) {
+            backwardSteps.get(i).run();
+        }
+    }
+
+    /** Hands the step's buffers back to the workspace; parameter gradients stay with their parameters. */
+    @Override
+    public void close() {
+        owned.forEach(workspace::giveBack);
+        owned.clear();
+        stepTensors.clear();
+        backwardSteps.clear();
+    }
+}

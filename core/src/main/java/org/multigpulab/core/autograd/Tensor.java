@@ -1,0 +1,92 @@
+package org.multigpulab.core.autograd;
+
+import java.util.Arrays;
+import org.multigpulab.device.Buffer;
+import org.multigpulab.device.Device;
+
+/**
+ * A device buffer with a shape, and, when it takes part in differentiation, a gradient of the same shape.
+ *
+ * <p>A parameter keeps its gradient buffer from step to step (the notebook's {@code p.grad}); other tensors
+ * live for one step on a {@link Tape}. A reshaped tensor is a view: it shares data and gradient with its base.
+ * Not thread-safe.
+ */
+public final class Tensor {
+
+    private final Buffer data;
+    private final int[] shape;
+    private final boolean requiresGrad;
+    private final Tensor base;
+    private Buffer grad;
+
+    Tensor(Buffer data, int[] shape, boolean requiresGrad, Tensor base) {
+        this.data = data;
+        this.shape = shape.clone();
+        this.requiresGrad = requiresGrad;
+        this.base = base;
+        if (size() > data.length()) {
+            throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " needs " + size()
+                    + " floats but the buffer holds " + data.length());
+        }
+    }
+
+    /** A tensor over {@code data} that takes part in differentiation when {@code requiresGrad}. */
+    public static Tensor of(Buffer data, boolean requiresGrad, int... shape) {
+        return new Tensor(data, shape, requiresGrad, null);
+    }
+
+    public Buffer data() {
+        return data;
+    }
+
+    public Device device() {
+        return data.device();
+    }
+
+    public int[] shape() {
+        return shape.clone();
+    }
+
+    public int dim(int axis) {
+        return shape[axis];
+    }
+
+    public int size() {
+        int n = 1;
+        for (int d : shape) {
+            n *= d;
+        }
+        return n;
+    }
+
+    public boolean requiresGrad() {
+        return requiresGrad;
+    }
+
+    /** The gradient written by the last backward pass, or {@code null} before the first one (the notebook's None). */
+    public Buffer grad() {
+        return root().grad;
+    }
+
+    /** A view with another shape of the same size, sharing data and gradient (the notebook's {@code reshape}). */
+    public Tensor reshape(int... newShape) {
+        Tensor view = new Tensor(data, newShape, requiresGrad, root());
+        if (view.size() != size()) {
+            throw new IllegalArgumentException("cannot reshape " + Arrays.toString(shape) + " to " + Arrays.toString(newShape));
+        }
+        return view;
+    }
+
+    Tensor root() {
+        return base == null ? this : base;
+    }
+
+    void setGrad(Buffer grad) {
+        root().grad = grad;
+    }
+
+    @Override
+    public String toString() {
+        return "Tensor" + Arrays.toString(shape) + " on " + device().id();
+    }
+}

@@ -1,0 +1,265 @@
+package org.multigpulab.core.train;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.multigpulab.core.autograd.Ops;
+import org.multigpulab.core.autograd.Tape;
+import org.multigpulab.core.autograd.Tensor;
+import org.multigpulab.core.autograd.Workspace;
+import org.multigpulab.core.data.BatchIterator;
+import org.multigpulab.core.data.Dataset;
+import org.multigpulab.core.data.FashionMnist;
+import org.multigpulab.core.data.HostBatch;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.parallel.Collectives;
+import org.multigpulab.core.parallel.Replica;
+import org.multigpulab.core.parallel.Scatter;
+import org.multigpulab.core.parallel.Shard;
+import org.multigpulab.device.Buffer;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceId;
+import org.multigpulab.device.Kernels;
+
+/**
+ * Data-parallel training of the seed's LeNet on any list of devices, step for step as the notebook's
+ * {@code train_batch} and {@code train}: split the batch, forward and backward on each device, allreduce every
+ * gradient, then the same SGD step on every replica. The devices may belong to any backend.
+ *
+ * <p>Owns one {@link Replica} per device; closing the trainer frees them. Not thread-safe.
+ */
+public final class DataParallelTrainer implements AutoCloseable {
+
+    private final List<Device> devices;
+    private final List<Replica> deviceParams;
+    private final List<Workspace> workspaces;
+    private final TrainConfig config;
+    private int epoch;
+    private int batch;
+
+    /** The seed's {@code device_params = [get_params(params, d) for d in devices]}. */
+    public DataParallelTrainer(List<Device> devices, List<HostTensor> params, TrainConfig config) {
+        if (devices.isEmpty()) {
+            throw new IllegalArgumentException("training needs at least one device");
+        }
+        this.devices = List.copyOf(devices);
+        this.deviceParams = devices.stream().map(d -> Replica.getParams(params, d)).toList();
+        this.workspaces = deviceParams.stream().map(Replica::workspace).toList();
+        this.config = config;
+    }
+
+    public List<Device> devices() {
+        return devices;
+    }
+
+    public List<DeviceId> deviceIds() {
+        return devices.stream().map(Device::id).toList();
+    }
+
+    /** The replicas, one per device, in device order. */
+    public List<Replica> replicas() {
+        return deviceParams;
+    }
+
+    /** What one mini-batch gave: summed loss and correct predictions over all shards. */
+    public record BatchStats(double lossSum, int correct, int samples) {
+    }
+
+    /** The seed's {@code train_batch(X, y, device_params, devices, lr)}. */
+    public BatchStats trainBatch(HostBatch batchData, float lr) {
+        List<Shard> shards = Scatter.splitBatch(batchData, workspaces);
+        List<Tape> tapes = new ArrayList<>();
+        try {
+            // Loss is calculated separately on each GPU
+            List<Tensor> losses = new ArrayList<>();
+            double lossSum = 0;
+            int correct = 0;
+            for (int i = 0; i < devices.size(); i++) {
+                Shard shard = shards.get(i);
+                Tape tape = Tape.training(workspaces.get(i));
+                tapes.add(tape);
+                Tensor x = Tensor.of(shard.x(), false, shard.size(), 1, LeNet.IMAGE_SIZE, LeNet.IMAGE_SIZE);
+                Tensor y = Tensor.of(shard.y(), false, shard.size());
+                Tensor logits = LeNet.forward(tape, x, deviceParams.get(i).params());
+                Tensor loss = Ops.crossEntropySum(tape, logits, y);
+                losses.add(loss);
+                double shardLoss = sum(devices.get(i), loss.data(), shard.size());
+                if (!Double.isFinite(shardLoss)) {
+                    throw diverged("the loss", devices.get(i));
+                }
+                lossSum += shardLoss;
+                correct += matches(tape, logits, y);
+            }
+            // Back propagation is performed separately on each GPU
+            for (int i = 0; i < devices.size(); i++) {
+                tapes.get(i).backward(losses.get(i));
+                checkFiniteGradients(i);
+            }
+            // Sum all gradients from each GPU and broadcast them to all GPUs
+            for (int p = 0; p < deviceParams.getFirst().params().size(); p++) {
+                int param = p;
+                Collectives.allReduce(deviceParams.stream().map(r -> r.params().get(param).grad()).toList());
+            }
+            // The model parameters are updated separately on each GPU; the gradient is summed over the full batch
+            for (Replica replica : deviceParams) {
+                sgd(replica, lr, batchData.size());
+            }
+            if (config.checkReplicas()) {
+                checkReplicasIdentical();
+            }
+            return new BatchStats(lossSum, correct, batchData.size());
+        } finally {
+            tapes.forEach(Tape::close);
+            for (int i = 0; i < shards.size(); i++) {
+                workspaces.get(i).giveBack(shards.get(i).x());
+                workspaces.get(i).giveBack(shards.get(i).y());
+            }
+        }
+    }
+
+    /** The seed's {@code sgd(params, lr, batch_size)}: {@code p -= lr * p.grad / batch_size}. */
+    private static void sgd(Replica replica, float lr, int batchSize) {
+        Kernels k = replica.device().kernels();
+        for (Tensor p : replica.params()) {
+            k.axpy(-lr / batchSize, p.grad(), p.data(), p.size());
+        }
+    }
+
+    /**
+     * The seed's {@code train(num_gpus, batch_size, lr)}: epochs of shuffled mini-batches, each epoch's training
+     * loop timed with the devices synchronized, then the test accuracy on device 0.
+     */
+    public TrainResult train(FashionMnist.Splits data, TrainingListener listener) {
+        checkBatchesSplit(data.train().count());
+        int batches = BatchIterator.batchesPerEpoch(data.train().count(), config.batchSize());
+        listener.onStart(new TrainingListener.Start(deviceIds(), config.epochs(), batches,
+                data.train().count(), data.test().count()));
+        Random shuffle = new Random(config.seed());
+        List<TrainingListener.EpochDone> epochs = new ArrayList<>();
+        for (epoch = 1; epoch <= config.epochs(); epoch++) {
+            double lossSum = 0;
+            long correct = 0;
+            long start = System.nanoTime();
+            BatchIterator it = new BatchIterator(data.train(), config.batchSize(), config.shuffle() ? shuffle : null);
+            for (batch = 1; it.hasNext(); batch++) {
+                BatchStats stats = trainBatch(it.next(), config.lr());
+                devices.forEach(Device::synchronize);
+                lossSum += stats.lossSum();
+                correct += stats.correct();
+                listener.onBatch(new TrainingListener.BatchDone(epoch, batch, batches, stats.samples(),
+                        stats.lossSum(), stats.correct()));
+            }
+            double wallSec = (System.nanoTime() - start) / 1e9;
+            // Verify the model on GPU 0
+            double testAcc = evaluateAccuracy(data.test());
+            TrainingListener.EpochDone done = new TrainingListener.EpochDone(epoch, config.epochs(),
+                    lossSum / data.train().count(), (double) correct / data.train().count(), testAcc, wallSec);
+            epochs.add(done);
+            listener.onEpoch(done);
+        }
+        return new TrainResult(deviceIds(), List.copyOf(epochs));
+    }
+
+    /** The seed's {@code evaluate_accuracy_gpu}: the share of {@code data} that device 0's replica classifies right. */
+    public double evaluateAccuracy(Dataset data) {
+        Replica replica = deviceParams.getFirst();
+        Workspace ws = replica.workspace();
+        long correct = 0;
+        BatchIterator it = new BatchIterator(data, config.batchSize());
+        while (it.hasNext()) {
+            HostBatch b = it.next();
+            try (Tape tape = Tape.inference(ws)) {
+                Tensor x = tape.newTensor(false, b.size(), 1, data.rows(), data.cols());
+                Tensor y = tape.newTensor(false, b.size());
+                replica.device().upload(b.x(), 0, x.data());
+                replica.device().upload(b.y(), 0, y.data());
+                correct += matches(tape, LeNet.forward(tape, x, replica.params()), y);
+            }
+        }
+        return (double) correct / data.count();
+    }
+
+    /** The current parameters, read from device 0. */
+    public List<HostTensor> parameters() {
+        return deviceParams.getFirst().download();
+    }
+
+    private void checkBatchesSplit(int samples) {
+        int k = devices.size();
+        if (config.batchSize() < k) {
+            throw new IllegalArgumentException("a batch of " + config.batchSize() + " cannot be split over " + k
+                    + " devices; use --batch-size " + k + " or more");
+        }
+        int last = samples % config.batchSize();
+        if (last != 0 && last < k) {
+            throw new IllegalArgumentException("the last batch of an epoch would hold " + last + " samples ("
+                    + samples + " % " + config.batchSize() + "), fewer than the " + k
+                    + " devices; change --train-samples or --batch-size so that it holds at least " + k);
+        }
+    }
+
+    private static int matches(Tape tape, Tensor logits, Tensor labels) {
+        Tensor count = tape.newTensor(false, 1);
+        Device device = logits.device();
+        device.kernels().argmaxMatches(logits.data(), labels.data(), count.data(), logits.dim(0), logits.dim(1));
+        return Math.round(device.download(count.data())[0]);
+    }
+
+    private static double sum(Device device, Buffer values, int n) {
+        float[] host = new float[n];
+        device.download(values.slice(0, n), host, 0);
+        double s = 0;
+        for (float v : host) {
+            s += v;
+        }
+        return s;
+    }
+
+    /** One squared norm per parameter (a 1×n by n×1 product on the device), downloaded together and checked. */
+    private void checkFiniteGradients(int replicaIndex) {
+        Replica replica = deviceParams.get(replicaIndex);
+        List<Tensor> params = replica.params();
+        Buffer norms = replica.workspace().take(params.size());
+        try {
+            for (int p = 0; p < params.size(); p++) {
+                Tensor t = params.get(p);
+                replica.device().kernels().gemm(false, true, 1, 1, t.size(), 1f, t.grad(), t.grad(), 0f,
+                        norms.slice(p, 1));
+            }
+            float[] host = replica.device().download(norms);
+            for (int p = 0; p < params.size(); p++) {
+                if (!Float.isFinite(host[p])) {
+                    throw diverged("the gradient of " + replica.names().get(p), replica.device());
+                }
+            }
+        } finally {
+            replica.workspace().giveBack(norms);
+        }
+    }
+
+    private TrainingDivergedException diverged(String what, Device device) {
+        return new TrainingDivergedException(what + " became NaN or infinite in epoch " + epoch + ", batch " + batch
+                + " on " + device.id() + "; training stopped. Try a smaller --lr (now " + config.lr() + ")");
+    }
+
+    private void checkReplicasIdentical() {
+        List<HostTensor> reference = deviceParams.getFirst().download();
+        for (Replica replica : deviceParams.subList(1, deviceParams.size())) {
+            List<HostTensor> other = replica.download();
+            for (int p = 0; p < reference.size(); p++) {
+                if (!Arrays.equals(reference.get(p).values(), other.get(p).values())) {
+                    throw new IllegalStateException("after epoch " + epoch + ", batch " + batch + " the replica on "
+                            + replica.device().id() + " differs from " + devices.getFirst().id() + " in "
+                            + reference.get(p).name() + ": the allreduce did not reach every replica");
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        deviceParams.forEach(Replica::close);
+    }
+}

@@ -1,0 +1,23 @@
+package org.multigpulab.device;
+
+/**
+ * What a device has done since it was opened: kernels launched, their floating-point operations and the bytes
+ * they read and wrote, host-observed time inside kernel calls, bytes moved from and to the host and from peer
+ * devices, and memory in use now and at its peak. An immutable snapshot.
+ */
+public record DeviceStats(
+        long kernelLaunches,
+        long flops,
+        long kernelBytes,
+        long kernelNanos,
+        long bytesUploaded,
+        long bytesDownloaded,
+        long bytesFromPeers,
+        long allocatedBytes,
+        long peakAllocatedBytes) {
+
+    /** The bytes that crossed a link: uploads, downloads and peer copies. */
+    public long bytesMoved() {
+        return bytesUploaded + bytesDownloaded + bytesFromPeers;
+    }
+}

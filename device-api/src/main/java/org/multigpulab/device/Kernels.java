@@ -1,0 +1,92 @@
+package org.multigpulab.device;
+
+/**
+ * The operations a device runs: cuDNN-style forward and backward steps of the seed's LeNet plus a few
+ * BLAS-1 helpers. All tensors are dense, row-major float32 in {@link Buffer}s of the device; a buffer may be
+ * longer than the shape needs, and only its first elements are read or written. Outputs are overwritten
+ * unless the method says it accumulates; an output never aliases an input.
+ *
+ * <p>Everything above this interface (autograd, the model, the optimizer, the collectives, the trainer) is
+ * written once against it, so a new backend implements these methods and passes the conformance kit.
+ * Work may run asynchronously until {@link Device#synchronize()} or a download.
+ */
+public interface Kernels {
+
+    // Convolution (stride 1, no padding): forward and both backward passes side by side.
+
+    /** {@code y[n,o,i,j] = Σ_{c,p,q} x[n,c,i+p,j+q] · w[o,c,p,q]}. */
+    void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s);
+
+    /** {@code dx = ∂(Σ y·dy)/∂x}: the full correlation of {@code dy} with the flipped filter. */
+    void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s);
+
+    /** {@code dw = ∂(Σ y·dy)/∂w}: the correlation of {@code x} with {@code dy}, summed over the batch. */
+    void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s);
+
+    // Bias: also cuDNN's convolution backward-bias.
+
+    /** {@code y[o,c,i] += b[c]} (in place). */
+    void biasAdd(Buffer y, Buffer b, BiasShape s);
+
+    /** {@code db[c] = Σ_{o,i} dy[o,c,i]}. */
+    void biasAddBackward(Buffer dy, Buffer db, BiasShape s);
+
+    // Average pooling.
+
+    /** {@code y} = the mean of each window of {@code x}. */
+    void avgPoolForward(Buffer x, Buffer y, PoolShape s);
+
+    /** {@code dx} = each window's {@code dy} spread evenly over the window (zero where no window reaches). */
+    void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s);
+
+    // ReLU.
+
+    /** {@code y = max(x, 0)} over {@code n} elements. */
+    void reluForward(Buffer x, Buffer y, int n);
+
+    /** {@code dx = x > 0 ? dy : 0} over {@code n} elements. */
+    void reluBackward(Buffer x, Buffer dy, Buffer dx, int n);
+
+    // Matrix multiply.
+
+    /**
+     * {@code c[m,n] = alpha · op(a) · op(b) + beta · c}, where {@code op(a)} is {@code a[m,k]} or, transposed,
+     * {@code a[k,m]ᵀ}, and likewise {@code op(b)} is {@code b[k,n]} or {@code b[n,k]ᵀ}. With {@code beta == 0}
+     * the old contents of {@code c} are not read.
+     */
+    void gemm(boolean transA, boolean transB, int m, int n, int k,
+              float alpha, Buffer a, Buffer b, float beta, Buffer c);
+
+    // Softmax cross-entropy, the loss of the seed (reduction "none").
+
+    /** {@code loss[i] = −log softmax(logits[i,:])[labels[i]]}; labels are class indices stored as floats. */
+    void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes);
+
+    /**
+     * {@code dlogits[i,:] = softmax(logits[i,:]) − onehot(labels[i])}: the gradient of the summed loss
+     * {@code Σ_i loss[i]}.
+     */
+    void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes);
+
+    // BLAS-1 helpers.
+
+    /** {@code y += alpha · x} over {@code n} elements (accumulates into {@code y}). */
+    void axpy(float alpha, Buffer x, Buffer y, int n);
+
+    /** {@code x *= alpha} over {@code n} elements, in place. */
+    void scale(float alpha, Buffer x, int n);
+
+    /** {@code out = a + b} over {@code n} elements; {@code out} may be {@code a} or {@code b}. */
+    void add(Buffer a, Buffer b, Buffer out, int n);
+
+    /** {@code x = value} over {@code n} elements. */
+    void fill(float value, Buffer x, int n);
+
+    // Metrics.
+
+    /**
+     * {@code count[0]} = how many rows of {@code logits} have their largest value at the index given by
+     * {@code labels} (the first maximum wins a tie, as in {@code torch.argmax}).
+     */
+    void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes);
+}
