@@ -1,0 +1,546 @@
+package org.multigpulab.device.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.multigpulab.device.BiasShape;
+import org.multigpulab.device.Buffer;
+import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceException;
+import org.multigpulab.device.DeviceStats;
+import org.multigpulab.device.Kernels;
+import org.multigpulab.device.PoolShape;
+
+/**
+ * The conformance kit: what every backend's device must do, checked on fresh random inputs each run (the seed
+ * is in every failure message). A backend's test extends this class and says how to open a device.
+ *
+ * <ul>
+ *   <li>Each kernel against {@link Reference} in float64: the largest absolute error must stay within
+ *       {@link #TOLERANCE} times the largest magnitude of the reference result.</li>
+ *   <li>Every backward kernel against a central finite difference of the backend's own forward kernel along
+ *       a random direction, within {@link #FD_TOLERANCE} relative.</li>
+ *   <li>Edge shapes: batch 1, odd sizes, a filter as large as the image, overlapping pooling windows.</li>
+ *   <li>One whole training step of a small CNN equal to the float64 reference step.</li>
+ * </ul>
+ */
+public abstract class KernelConformanceKit {
+
+    /** Kernel results: max |got − ref| ≤ TOLERANCE · max |ref| (float32 sums of up to ~10⁴ terms). */
+    public static final double TOLERANCE = 1e-4;
+    /** Backward kernels against finite differences: relative error of the directional derivative. */
+    public static final double FD_TOLERANCE = 1e-2;
+
+    protected Device device;
+    protected Kernels k;
+    private long seed;
+    private Random random;
+
+    /** Opens the device under test; it is closed after each test. */
+    protected abstract Device openDevice();
+
+    @BeforeEach
+    void open() {
+        device = openDevice();
+        k = device.kernels();
+        seed = System.nanoTime();
+        random = new Random(seed);
+    }
+
+    @AfterEach
+    void close() {
+        device.close();
+    }
+
+    // --- helpers ---------------------------------------------------------------------------------------
+
+    private float[] randomFloats(int n) {
+        float[] a = new float[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = (float) random.nextGaussian();
+        }
+        return a;
+    }
+
+    private static double[] wide(float[] a) {
+        double[] d = new double[a.length];
+        for (int i = 0; i < a.length; i++) {
+            d[i] = a[i];
+        }
+        return d;
+    }
+
+    private Buffer up(float[] values) {
+        return device.upload(values);
+    }
+
+    private float[] down(Buffer b, int n) {
+        float[] out = new float[n];
+        device.download(b.slice(0, n), out, 0);
+        return out;
+    }
+
+    private void assertClose(String what, double[] expected, float[] actual) {
+        assertEquals(expected.length, actual.length, what + ": length");
+        double scale = 0, worst = 0;
+        int at = -1;
+        for (int i = 0; i < expected.length; i++) {
+            scale = Math.max(scale, Math.abs(expected[i]));
+            double err = Math.abs(expected[i] - actual[i]);
+            if (!(err <= worst)) {
+                worst = err;
+                at = i;
+            }
+        }
+        double bound = TOLERANCE * Math.max(scale, 1e-30);
+        double w = worst;
+        int a = at;
+        assertTrue(worst <= bound, () -> what + " on " + device.id() + ": max error " + w + " at " + a + " (expected "
+                + expected[a] + ", got " + actual[a] + ") exceeds " + bound + "; random seed " + seed);
+    }
+
+    private static double dot(float[] a, float[] b) {
+        double s = 0;
+        for (int i = 0; i < a.length; i++) {
+            s += (double) a[i] * b[i];
+        }
+        return s;
+    }
+
+    private static float[] plus(float[] x, float h, float[] v) {
+        float[] out = new float[x.length];
+        for (int i = 0; i < x.length; i++) {
+            out[i] = x[i] + h * v[i];
+        }
+        return out;
+    }
+
+    /**
+     * Checks {@code <grad, v>} against {@code (L(x + h·v) − L(x − h·v)) / 2h} for a random direction v.
+     */
+    private void assertDirectionalDerivative(String what, float[] x, float[] grad, float h,
+                                             java.util.function.Function<float[], Double> loss) {
+        float[] v = new float[x.length];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) (random.nextDouble() * 2 - 1);
+        }
+        double analytic = dot(grad, v);
+        double numeric = (loss.apply(plus(x, h, v)) - loss.apply(plus(x, -h, v))) / (2 * h);
+        double err = Math.abs(analytic - numeric);
+        assertTrue(err <= FD_TOLERANCE * Math.max(Math.abs(numeric), 1e-3),
+                () -> what + " on " + device.id() + ": backward gives " + analytic + ", finite difference " + numeric
+                        + "; random seed " + seed);
+    }
+
+    // --- shapes ----------------------------------------------------------------------------------------
+
+    static Stream<ConvShape> convShapes() {
+        return Stream.of(
+                new ConvShape(2, 1, 28, 28, 20, 3, 3),    // the seed's conv1
+                new ConvShape(2, 20, 13, 13, 50, 5, 5),   // the seed's conv2
+                new ConvShape(1, 3, 7, 9, 4, 3, 2),       // batch 1, odd sizes, non-square filter
+                new ConvShape(3, 2, 5, 5, 3, 5, 5));      // filter as large as the image: 1×1 output
+    }
+
+    static Stream<PoolShape> poolShapes() {
+        return Stream.of(
+                new PoolShape(2 * 20, 26, 26, 2, 2),      // the seed's first pooling
+                new PoolShape(3, 7, 9, 2, 2),             // odd sizes: the last row and column are dropped
+                new PoolShape(1, 5, 5, 3, 1));            // overlapping windows
+    }
+
+    static Stream<BiasShape> biasShapes() {
+        return Stream.of(new BiasShape(4, 20, 676), new BiasShape(1, 128, 1), new BiasShape(3, 7, 5));
+    }
+
+    static Stream<Arguments> gemmCases() {
+        int[][] sizes = {{1, 1, 1}, {7, 5, 3}, {64, 10, 128}, {3, 800, 17}, {33, 65, 9}};
+        Stream.Builder<Arguments> cases = Stream.builder();
+        for (int[] s : sizes) {
+            for (boolean ta : new boolean[] {false, true}) {
+                for (boolean tb : new boolean[] {false, true}) {
+                    cases.add(Arguments.of(ta, tb, s[0], s[1], s[2], 1f, 0f));
+                }
+            }
+            cases.add(Arguments.of(false, false, s[0], s[1], s[2], -0.5f, 1f));
+            cases.add(Arguments.of(true, true, s[0], s[1], s[2], 2f, 0.25f));
+        }
+        return cases.build();
+    }
+
+    static Stream<Integer> lengths() {
+        return Stream.of(1, 7, 1000, 129_068);
+    }
+
+    // --- kernels against the float64 reference ---------------------------------------------------------
+
+    @ParameterizedTest
+    @MethodSource("convShapes")
+    void conv2dForwardMatchesReference(ConvShape s) {
+        float[] x = randomFloats(s.inputLength()), w = randomFloats(s.filterLength());
+        Buffer y = device.allocate(s.outputLength());
+        k.conv2dForward(up(x), up(w), y, s);
+        assertClose("conv2d_forward " + s, Reference.conv2dForward(wide(x), wide(w), s), down(y, s.outputLength()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("convShapes")
+    void conv2dBackwardDataMatchesReference(ConvShape s) {
+        float[] dy = randomFloats(s.outputLength()), w = randomFloats(s.filterLength());
+        Buffer dx = up(randomFloats(s.inputLength()));   // stale contents must be overwritten
+        k.conv2dBackwardData(up(dy), up(w), dx, s);
+        assertClose("conv2d_backward_data " + s, Reference.conv2dBackwardData(wide(dy), wide(w), s),
+                down(dx, s.inputLength()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("convShapes")
+    void conv2dBackwardFilterMatchesReference(ConvShape s) {
+        float[] x = randomFloats(s.inputLength()), dy = randomFloats(s.outputLength());
+        Buffer dw = up(randomFloats(s.filterLength()));
+        k.conv2dBackwardFilter(up(x), up(dy), dw, s);
+        assertClose("conv2d_backward_filter " + s, Reference.conv2dBackwardFilter(wide(x), wide(dy), s),
+                down(dw, s.filterLength()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("biasShapes")
+    void biasAddAndBackwardMatchReference(BiasShape s) {
+        float[] y = randomFloats(s.length()), b = randomFloats(s.channels());
+        Buffer yb = up(y);
+        k.biasAdd(yb, up(b), s);
+        assertClose("bias_add " + s, Reference.biasAdd(wide(y), wide(b), s), down(yb, s.length()));
+        Buffer db = up(randomFloats(s.channels()));
+        k.biasAddBackward(up(y), db, s);
+        assertClose("bias_add_backward " + s, Reference.biasAddBackward(wide(y), s), down(db, s.channels()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("poolShapes")
+    void avgPoolMatchesReference(PoolShape s) {
+        float[] x = randomFloats(s.inputLength()), dy = randomFloats(s.outputLength());
+        Buffer y = device.allocate(s.outputLength());
+        k.avgPoolForward(up(x), y, s);
+        assertClose("avg_pool_forward " + s, Reference.avgPoolForward(wide(x), s), down(y, s.outputLength()));
+        Buffer dx = up(randomFloats(s.inputLength()));
+        k.avgPoolBackward(up(dy), dx, s);
+        assertClose("avg_pool_backward " + s, Reference.avgPoolBackward(wide(dy), s), down(dx, s.inputLength()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("lengths")
+    void reluMatchesReference(int n) {
+        float[] x = randomFloats(n), dy = randomFloats(n);
+        Buffer y = device.allocate(n), dx = device.allocate(n);
+        k.reluForward(up(x), y, n);
+        k.reluBackward(up(x), up(dy), dx, n);
+        assertClose("relu_forward", Reference.reluForward(wide(x)), down(y, n));
+        assertClose("relu_backward", Reference.reluBackward(wide(x), wide(dy)), down(dx, n));
+    }
+
+    @ParameterizedTest
+    @MethodSource("gemmCases")
+    void gemmMatchesReference(boolean ta, boolean tb, int m, int n, int kk, float alpha, float beta) {
+        float[] a = randomFloats(m * kk), b = randomFloats(kk * n), c = randomFloats(m * n);
+        Buffer cb = up(c);
+        k.gemm(ta, tb, m, n, kk, alpha, up(a), up(b), beta, cb);
+        assertClose("gemm ta=" + ta + " tb=" + tb + " " + m + "x" + n + "x" + kk + " alpha=" + alpha + " beta=" + beta,
+                Reference.gemm(ta, tb, m, n, kk, alpha, wide(a), wide(b), beta, wide(c)), down(cb, m * n));
+    }
+
+    @ParameterizedTest
+    @MethodSource("lengths")
+    void softmaxCrossEntropyMatchesReference(int batch) {
+        int classes = 10;
+        float[] logits = randomFloats(batch * classes);
+        for (int i = 0; i < logits.length; i++) {
+            logits[i] *= 5;   // confident rows too
+        }
+        float[] labels = new float[batch];
+        for (int i = 0; i < batch; i++) {
+            labels[i] = random.nextInt(classes);
+        }
+        Buffer loss = device.allocate(batch), d = device.allocate(batch * classes);
+        k.softmaxCrossEntropyForward(up(logits), up(labels), loss, batch, classes);
+        k.softmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes);
+        assertClose("softmax_xent_forward", Reference.softmaxCrossEntropyForward(wide(logits), wide(labels), batch, classes),
+                down(loss, batch));
+        assertClose("softmax_xent_backward", Reference.softmaxCrossEntropyBackward(wide(logits), wide(labels), batch, classes),
+                down(d, batch * classes));
+    }
+
+    @ParameterizedTest
+    @MethodSource("lengths")
+    void blasOneMatchesReference(int n) {
+        float[] x = randomFloats(n), y = randomFloats(n);
+        float alpha = (float) random.nextGaussian();
+        Buffer yb = up(y);
+        k.axpy(alpha, up(x), yb, n);
+        double[] axpy = wide(y);
+        for (int i = 0; i < n; i++) {
+            axpy[i] += (double) alpha * x[i];
+        }
+        assertClose("axpy", axpy, down(yb, n));
+
+        Buffer xb = up(x);
+        k.scale(alpha, xb, n);
+        double[] scaled = wide(x);
+        for (int i = 0; i < n; i++) {
+            scaled[i] *= alpha;
+        }
+        assertClose("scale", scaled, down(xb, n));
+
+        Buffer sum = device.allocate(n);
+        k.add(up(x), up(y), sum, n);
+        double[] added = wide(x);
+        for (int i = 0; i < n; i++) {
+            added[i] += y[i];
+        }
+        assertClose("add", added, down(sum, n));
+
+        Buffer filled = up(x);
+        k.fill(alpha, filled, n);
+        double[] same = new double[n];
+        java.util.Arrays.fill(same, alpha);
+        assertClose("fill", same, down(filled, n));
+    }
+
+    @Test
+    void argmaxMatchesCountsCorrectRowsAndFirstMaximumWinsTies() {
+        int batch = 257, classes = 10;
+        float[] logits = randomFloats(batch * classes);
+        float[] labels = new float[batch];
+        int expected = 0;
+        for (int r = 0; r < batch; r++) {
+            labels[r] = random.nextInt(classes);
+            int best = 0;
+            for (int j = 1; j < classes; j++) {
+                if (logits[r * classes + j] > logits[r * classes + best]) {
+                    best = j;
+                }
+            }
+            expected += best == (int) labels[r] ? 1 : 0;
+        }
+        Buffer count = device.allocate(1);
+        k.argmaxMatches(up(logits), up(labels), count, batch, classes);
+        assertEquals(expected, down(count, 1)[0], "argmax_matches; random seed " + seed);
+
+        float[] tie = {1, 5, 5, 0};   // one row, two maxima: the first (index 1) wins
+        k.argmaxMatches(up(tie), up(new float[] {1}), count, 1, 4);
+        assertEquals(1f, down(count, 1)[0], "a tie goes to the first maximum");
+        k.argmaxMatches(up(tie), up(new float[] {2}), count, 1, 4);
+        assertEquals(0f, down(count, 1)[0], "a tie goes to the first maximum");
+    }
+
+    // --- backward kernels against finite differences ---------------------------------------------------
+
+    private double weighted(Buffer out, int n, float[] g) {
+        return dot(down(out, n), g);
+    }
+
+    @ParameterizedTest
+    @MethodSource("convShapes")
+    void convolutionBackwardMatchesFiniteDifferences(ConvShape s) {
+        float[] x = randomFloats(s.inputLength()), w = randomFloats(s.filterLength()), g = randomFloats(s.outputLength());
+        Buffer y = device.allocate(s.outputLength()), dx = device.allocate(s.inputLength()),
+                dw = device.allocate(s.filterLength());
+        k.conv2dBackwardData(up(g), up(w), dx, s);
+        k.conv2dBackwardFilter(up(x), up(g), dw, s);
+        Buffer wb = up(w), xb = up(x);
+        assertDirectionalDerivative("conv2d_backward_data " + s, x, down(dx, s.inputLength()), 0.1f, xs -> {
+            k.conv2dForward(up(xs), wb, y, s);
+            return weighted(y, s.outputLength(), g);
+        });
+        assertDirectionalDerivative("conv2d_backward_filter " + s, w, down(dw, s.filterLength()), 0.1f, ws -> {
+            k.conv2dForward(xb, up(ws), y, s);
+            return weighted(y, s.outputLength(), g);
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("biasShapes")
+    void biasBackwardMatchesFiniteDifferences(BiasShape s) {
+        float[] y0 = randomFloats(s.length()), b = randomFloats(s.channels()), g = randomFloats(s.length());
+        Buffer db = device.allocate(s.channels());
+        k.biasAddBackward(up(g), db, s);
+        assertDirectionalDerivative("bias_add_backward " + s, b, down(db, s.channels()), 0.1f, bs -> {
+            Buffer y = up(y0);
+            k.biasAdd(y, up(bs), s);
+            return weighted(y, s.length(), g);
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("poolShapes")
+    void poolBackwardMatchesFiniteDifferences(PoolShape s) {
+        float[] x = randomFloats(s.inputLength()), g = randomFloats(s.outputLength());
+        Buffer y = device.allocate(s.outputLength()), dx = device.allocate(s.inputLength());
+        k.avgPoolBackward(up(g), dx, s);
+        assertDirectionalDerivative("avg_pool_backward " + s, x, down(dx, s.inputLength()), 0.1f, xs -> {
+            k.avgPoolForward(up(xs), y, s);
+            return weighted(y, s.outputLength(), g);
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("lengths")
+    void reluBackwardMatchesFiniteDifferences(int n) {
+        float[] x = randomFloats(n), g = randomFloats(n);
+        for (int i = 0; i < n; i++) {
+            x[i] = Math.copySign(0.2f + Math.abs(x[i]), x[i]);   // away from the kink at 0
+        }
+        Buffer y = device.allocate(n), dx = device.allocate(n);
+        k.reluBackward(up(x), up(g), dx, n);
+        assertDirectionalDerivative("relu_backward", x, down(dx, n), 0.1f, xs -> {
+            k.reluForward(up(xs), y, n);
+            return weighted(y, n, g);
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("lengths")
+    void softmaxCrossEntropyBackwardMatchesFiniteDifferences(int batch) {
+        int classes = 10;
+        float[] logits = randomFloats(batch * classes), labels = new float[batch];
+        for (int i = 0; i < batch; i++) {
+            labels[i] = random.nextInt(classes);
+        }
+        Buffer lb = up(labels), loss = device.allocate(batch), d = device.allocate(batch * classes);
+        k.softmaxCrossEntropyBackward(up(logits), lb, d, batch, classes);
+        float[] ones = new float[batch];
+        java.util.Arrays.fill(ones, 1f);
+        assertDirectionalDerivative("softmax_xent_backward", logits, down(d, batch * classes), 1e-2f, zs -> {
+            k.softmaxCrossEntropyForward(up(zs), lb, loss, batch, classes);
+            return weighted(loss, batch, ones);
+        });
+    }
+
+    // --- one training step -----------------------------------------------------------------------------
+
+    /**
+     * A small CNN, x [3, 1, 6, 6] → conv 2×1×3×3 + b → ReLU → avg-pool 2/2 → flatten 8 → dense 8×3 + b →
+     * softmax cross-entropy, one SGD step {@code p -= lr · grad / batch}: on the device and in float64.
+     */
+    @Test
+    void oneTrainingStepMatchesReferenceStep() {
+        int batch = 3, classes = 3;
+        ConvShape cs = new ConvShape(batch, 1, 6, 6, 2, 3, 3);
+        BiasShape convBias = new BiasShape(batch, 2, 16);
+        PoolShape ps = new PoolShape(batch * 2, 4, 4, 2, 2);
+        BiasShape denseBias = new BiasShape(batch, classes, 1);
+        int features = 8;
+        float lr = 0.5f;
+        float[] x = randomFloats(cs.inputLength()), w1 = randomFloats(cs.filterLength()), b1 = randomFloats(2),
+                w2 = randomFloats(features * classes), b2 = randomFloats(classes);
+        float[] labels = {0, 2, 1};
+
+        // On the device.
+        Buffer xB = up(x), w1B = up(w1), b1B = up(b1), w2B = up(w2), b2B = up(b2), yB = up(labels);
+        Buffer conv = device.allocate(cs.outputLength()), act = device.allocate(cs.outputLength()),
+                pool = device.allocate(ps.outputLength()), logits = device.allocate(batch * classes);
+        k.conv2dForward(xB, w1B, conv, cs);
+        k.biasAdd(conv, b1B, convBias);
+        k.reluForward(conv, act, cs.outputLength());
+        k.avgPoolForward(act, pool, ps);
+        k.gemm(false, false, batch, classes, features, 1f, pool, w2B, 0f, logits);
+        k.biasAdd(logits, b2B, denseBias);
+        Buffer dLogits = device.allocate(batch * classes), dW2 = device.allocate(features * classes),
+                dB2 = device.allocate(classes), dPool = device.allocate(ps.outputLength()),
+                dAct = device.allocate(cs.outputLength()), dConv = device.allocate(cs.outputLength()),
+                dW1 = device.allocate(cs.filterLength()), dB1 = device.allocate(2);
+        k.softmaxCrossEntropyBackward(logits, yB, dLogits, batch, classes);
+        k.gemm(true, false, features, classes, batch, 1f, pool, dLogits, 0f, dW2);
+        k.biasAddBackward(dLogits, dB2, denseBias);
+        k.gemm(false, true, batch, features, classes, 1f, dLogits, w2B, 0f, dPool);
+        k.avgPoolBackward(dPool, dAct, ps);
+        k.reluBackward(conv, dAct, dConv, cs.outputLength());
+        k.conv2dBackwardFilter(xB, dConv, dW1, cs);
+        k.biasAddBackward(dConv, dB1, convBias);
+        float step = -lr / batch;
+        List<Buffer> params = List.of(w1B, b1B, w2B, b2B);
+        List<Buffer> grads = List.of(dW1, dB1, dW2, dB2);
+        for (int i = 0; i < params.size(); i++) {
+            k.axpy(step, grads.get(i), params.get(i), params.get(i).length());
+        }
+
+        // In float64.
+        double[] rConv = Reference.biasAdd(Reference.conv2dForward(wide(x), wide(w1), cs), wide(b1), convBias);
+        double[] rAct = Reference.reluForward(rConv);
+        double[] rPool = Reference.avgPoolForward(rAct, ps);
+        double[] rLogits = Reference.biasAdd(Reference.gemm(false, false, batch, classes, features, 1, rPool,
+                wide(w2), 0, null), wide(b2), denseBias);
+        double[] rdLogits = Reference.softmaxCrossEntropyBackward(rLogits, wide(labels), batch, classes);
+        double[] rdW2 = Reference.gemm(true, false, features, classes, batch, 1, rPool, rdLogits, 0, null);
+        double[] rdB2 = Reference.biasAddBackward(rdLogits, denseBias);
+        double[] rdPool = Reference.gemm(false, true, batch, features, classes, 1, rdLogits, wide(w2), 0, null);
+        double[] rdConv = Reference.reluBackward(rConv, Reference.avgPoolBackward(rdPool, ps));
+        double[] rdW1 = Reference.conv2dBackwardFilter(wide(x), rdConv, cs);
+        double[] rdB1 = Reference.biasAddBackward(rdConv, convBias);
+        List<float[]> start = List.of(w1, b1, w2, b2);
+        List<double[]> rGrads = List.of(rdW1, rdB1, rdW2, rdB2);
+        String[] names = {"W1", "b1", "W2", "b2"};
+        for (int i = 0; i < params.size(); i++) {
+            double[] expected = wide(start.get(i));
+            for (int j = 0; j < expected.length; j++) {
+                expected[j] -= (double) lr / batch * rGrads.get(i)[j];
+            }
+            assertClose("parameter " + names[i] + " after one step", expected, down(params.get(i), expected.length));
+        }
+    }
+
+    // --- memory, and the shared gate -------------------------------------------------------------------
+
+    @Test
+    void memoryRoundTripsThroughUploadDownloadSlicesAndCopies() {
+        Buffer zeros = device.allocate(5);
+        assertArrayEquals(new float[5], down(zeros, 5), "a new buffer is all zero");
+        float[] values = randomFloats(10);
+        Buffer b = up(values);
+        assertArrayEquals(values, down(b, 10));
+        device.upload(new float[] {7, 8}, 0, b.slice(3, 2));
+        float[] expected = values.clone();
+        expected[3] = 7;
+        expected[4] = 8;
+        assertArrayEquals(expected, down(b, 10), "an upload into a slice writes only that window");
+        Buffer copy = device.allocate(4);
+        device.copyFromPeer(b.slice(2, 4), copy);
+        assertArrayEquals(java.util.Arrays.copyOfRange(expected, 2, 6), down(copy, 4));
+        k.axpy(1f, copy, b.slice(6, 4), 4);
+        for (int i = 0; i < 4; i++) {
+            expected[6 + i] += expected[2 + i];
+        }
+        assertArrayEquals(expected, down(b, 10), "a kernel on a slice writes only that window");
+    }
+
+    @Test
+    void kernelsRefuseBuffersTooShortForTheShape() {
+        Buffer small = device.allocate(3);
+        DeviceException e = assertThrows(DeviceException.class, () -> k.reluForward(small, small, 4));
+        assertTrue(e.getMessage().contains("needs 4"), e.getMessage());
+    }
+
+    @Test
+    void statsCountKernelsFlopsAndBytes() {
+        DeviceStats before = device.stats();
+        int m = 4, n = 5, kk = 6;
+        Buffer a = up(randomFloats(m * kk)), b = up(randomFloats(kk * n)), c = device.allocate(m * n);
+        k.gemm(false, false, m, n, kk, 1f, a, b, 0f, c);
+        DeviceStats after = device.stats();
+        assertEquals(1, after.kernelLaunches() - before.kernelLaunches());
+        assertEquals(2L * m * n * kk, after.flops() - before.flops());
+        assertEquals((long) Float.BYTES * (m * kk + kk * n), after.bytesUploaded() - before.bytesUploaded());
+        assertTrue(after.peakAllocatedBytes() >= (long) Float.BYTES * (m * kk + kk * n + m * n));
+    }
+}

@@ -1,0 +1,164 @@
+package org.multigpulab.device.conformance;
+
+import org.multigpulab.device.BiasShape;
+import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.PoolShape;
+
+/**
+ * The kernels' contracts in float64, written as directly as the math: the yardstick every backend is measured
+ * against. Slow on purpose; each forward sits next to its backward.
+ */
+public final class Reference {
+
+    private Reference() {
+    }
+
+    public static double[] conv2dForward(double[] x, double[] w, ConvShape s) {
+        int oh = s.outHeight(), ow = s.outWidth();
+        double[] y = new double[s.outputLength()];
+        for (int n = 0; n < s.batch(); n++)
+            for (int o = 0; o < s.outChannels(); o++)
+                for (int i = 0; i < oh; i++)
+                    for (int j = 0; j < ow; j++) {
+                        double sum = 0;
+                        for (int c = 0; c < s.inChannels(); c++)
+                            for (int p = 0; p < s.kernelHeight(); p++)
+                                for (int q = 0; q < s.kernelWidth(); q++)
+                                    sum += x[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q]
+                                            * w[((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth() + q];
+                        y[((n * s.outChannels() + o) * oh + i) * ow + j] = sum;
+                    }
+        return y;
+    }
+
+    public static double[] conv2dBackwardData(double[] dy, double[] w, ConvShape s) {
+        int oh = s.outHeight(), ow = s.outWidth();
+        double[] dx = new double[s.inputLength()];
+        for (int n = 0; n < s.batch(); n++)
+            for (int o = 0; o < s.outChannels(); o++)
+                for (int i = 0; i < oh; i++)
+                    for (int j = 0; j < ow; j++) {
+                        double g = dy[((n * s.outChannels() + o) * oh + i) * ow + j];
+                        for (int c = 0; c < s.inChannels(); c++)
+                            for (int p = 0; p < s.kernelHeight(); p++)
+                                for (int q = 0; q < s.kernelWidth(); q++)
+                                    dx[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q] +=
+                                            g * w[((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth() + q];
+                    }
+        return dx;
+    }
+
+    public static double[] conv2dBackwardFilter(double[] x, double[] dy, ConvShape s) {
+        int oh = s.outHeight(), ow = s.outWidth();
+        double[] dw = new double[s.filterLength()];
+        for (int n = 0; n < s.batch(); n++)
+            for (int o = 0; o < s.outChannels(); o++)
+                for (int i = 0; i < oh; i++)
+                    for (int j = 0; j < ow; j++) {
+                        double g = dy[((n * s.outChannels() + o) * oh + i) * ow + j];
+                        for (int c = 0; c < s.inChannels(); c++)
+                            for (int p = 0; p < s.kernelHeight(); p++)
+                                for (int q = 0; q < s.kernelWidth(); q++)
+                                    dw[((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth() + q] +=
+                                            g * x[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q];
+                    }
+        return dw;
+    }
+
+    public static double[] biasAdd(double[] y, double[] b, BiasShape s) {
+        double[] out = y.clone();
+        for (int o = 0; o < s.outer(); o++)
+            for (int c = 0; c < s.channels(); c++)
+                for (int i = 0; i < s.inner(); i++)
+                    out[(o * s.channels() + c) * s.inner() + i] += b[c];
+        return out;
+    }
+
+    public static double[] biasAddBackward(double[] dy, BiasShape s) {
+        double[] db = new double[s.channels()];
+        for (int o = 0; o < s.outer(); o++)
+            for (int c = 0; c < s.channels(); c++)
+                for (int i = 0; i < s.inner(); i++)
+                    db[c] += dy[(o * s.channels() + c) * s.inner() + i];
+        return db;
+    }
+
+    public static double[] avgPoolForward(double[] x, PoolShape s) {
+        int oh = s.outHeight(), ow = s.outWidth(), k = s.window();
+        double[] y = new double[s.outputLength()];
+        for (int pl = 0; pl < s.planes(); pl++)
+            for (int i = 0; i < oh; i++)
+                for (int j = 0; j < ow; j++) {
+                    double sum = 0;
+                    for (int p = 0; p < k; p++)
+                        for (int q = 0; q < k; q++)
+                            sum += x[(pl * s.height() + i * s.stride() + p) * s.width() + j * s.stride() + q];
+                    y[(pl * oh + i) * ow + j] = sum / (k * k);
+                }
+        return y;
+    }
+
+    public static double[] avgPoolBackward(double[] dy, PoolShape s) {
+        int oh = s.outHeight(), ow = s.outWidth(), k = s.window();
+        double[] dx = new double[s.inputLength()];
+        for (int pl = 0; pl < s.planes(); pl++)
+            for (int i = 0; i < oh; i++)
+                for (int j = 0; j < ow; j++)
+                    for (int p = 0; p < k; p++)
+                        for (int q = 0; q < k; q++)
+                            dx[(pl * s.height() + i * s.stride() + p) * s.width() + j * s.stride() + q] +=
+                                    dy[(pl * oh + i) * ow + j] / (k * k);
+        return dx;
+    }
+
+    public static double[] reluForward(double[] x) {
+        double[] y = new double[x.length];
+        for (int i = 0; i < x.length; i++) y[i] = Math.max(x[i], 0);
+        return y;
+    }
+
+    public static double[] reluBackward(double[] x, double[] dy) {
+        double[] dx = new double[x.length];
+        for (int i = 0; i < x.length; i++) dx[i] = x[i] > 0 ? dy[i] : 0;
+        return dx;
+    }
+
+    /** {@code alpha·op(a)·op(b) + beta·c} with the same layout conventions as {@code Kernels.gemm}. */
+    public static double[] gemm(boolean ta, boolean tb, int m, int n, int k,
+                                double alpha, double[] a, double[] b, double beta, double[] c) {
+        double[] out = new double[m * n];
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                double sum = 0;
+                for (int p = 0; p < k; p++)
+                    sum += (ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+                out[i * n + j] = alpha * sum + (beta == 0 ? 0 : beta * c[i * n + j]);
+            }
+        return out;
+    }
+
+    private static double[] softmax(double[] logits, int row, int classes) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (int j = 0; j < classes; j++) max = Math.max(max, logits[row * classes + j]);
+        double sum = 0;
+        double[] p = new double[classes];
+        for (int j = 0; j < classes; j++) sum += p[j] = Math.exp(logits[row * classes + j] - max);
+        for (int j = 0; j < classes; j++) p[j] /= sum;
+        return p;
+    }
+
+    public static double[] softmaxCrossEntropyForward(double[] logits, double[] labels, int batch, int classes) {
+        double[] loss = new double[batch];
+        for (int r = 0; r < batch; r++) loss[r] = -Math.log(softmax(logits, r, classes)[(int) labels[r]]);
+        return loss;
+    }
+
+    public static double[] softmaxCrossEntropyBackward(double[] logits, double[] labels, int batch, int classes) {
+        double[] d = new double[batch * classes];
+        for (int r = 0; r < batch; r++) {
+            double[] p = softmax(logits, r, classes);
+            for (int j = 0; j < classes; j++) d[r * classes + j] = p[j] - (j == (int) labels[r] ? 1 : 0);
+        }
+        return d;
+    }
+}
