@@ -1,0 +1,41 @@
+package org.multigpulab.core;
+
+import java.util.List;
+import java.util.Random;
+import org.multigpulab.core.data.Dataset;
+import org.multigpulab.core.data.FashionMnist;
+import org.multigpulab.device.Backends;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceRequest;
+
+/** Small data sets and devices for core's tests. */
+public final class Synthetic {
+
+    private Synthetic() {
+    }
+
+    /** {@code count} random 28×28 images whose label is a function of the image, so there is something to learn. */
+    public static Dataset images(String name, int count, long seed) {
+        Random random = new Random(seed);
+        byte[] pixels = new byte[count * 784];
+        byte[] labels = new byte[count];
+        for (int i = 0; i < count; i++) {
+            int label = random.nextInt(10);
+            labels[i] = (byte) label;
+            for (int p = 0; p < 784; p++) {
+                int row = p / 28;
+                boolean band = row >= label * 2 + 4 && row < label * 2 + 8;
+                pixels[i * 784 + p] = (byte) (band ? 200 + random.nextInt(56) : random.nextInt(60));
+            }
+        }
+        return new Dataset(name, pixels, labels, count, 28, 28);
+    }
+
+    public static FashionMnist.Splits splits(int train, int test) {
+        return new FashionMnist.Splits(images("train", train, 1), images("test", test, 2));
+    }
+
+    public static List<Device> sim(int gpus) {
+        return Backends.open("sim", DeviceRequest.of(gpus));
+    }
+}

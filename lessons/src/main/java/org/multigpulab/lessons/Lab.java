@@ -1,0 +1,79 @@
+package org.multigpulab.lessons;
+
+import java.io.PrintWriter;
+import org.multigpulab.core.data.DataException;
+import org.multigpulab.core.train.TrainingDivergedException;
+import org.multigpulab.device.DeviceException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code ./lab}: the command line of the lab. Every error a user can cause ends as one line on standard error
+ * and a non-zero exit status; {@code --debug} adds the stack trace.
+ */
+@Command(name = "lab", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        description = {"Data-parallel training of a CNN on several GPUs, simulated or real (d2l.ai 12.5).",
+                "", "Start with: ./lab train --gpus 2 --epochs 3"},
+        subcommands = {TrainCommand.class, DevicesCommand.class, CommandLine.HelpCommand.class})
+public final class Lab implements Runnable {
+
+    /** Exit status of a run that failed on bad input or options. */
+    public static final int EXIT_USAGE = 2;
+    /** Exit status of a run that failed while working (for example, training diverged). */
+    public static final int EXIT_FAILED = 1;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line, for {@link #main} and for tests. */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new Lab());
+        cli.setParameterExceptionHandler((e, args) -> {
+            PrintWriter err = e.getCommandLine().getErr();
+            err.println("error: " + e.getMessage());
+            err.println("Try './" + e.getCommandLine().getCommandSpec().qualifiedName(" ") + " --help'.");
+            return EXIT_USAGE;
+        });
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            PrintWriter err = commandLine.getErr();
+            boolean debug = parseResult.subcommand() != null && parseResult.subcommand().hasMatchedOption("--debug");
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            err.println("error: " + message(e));
+            if (!debug && !isUserError(e)) {
+                err.println("(an unexpected error: rerun with --debug for the stack trace, and report it)");
+            }
+            return e instanceof TrainingDivergedException ? EXIT_FAILED : EXIT_USAGE;
+        });
+        return cli;
+    }
+
+    private static boolean isUserError(Exception e) {
+        return e instanceof UserError || e instanceof DeviceException || e instanceof DataException
+                || e instanceof TrainingDivergedException || e instanceof IllegalArgumentException;
+    }
+
+    private static String message(Exception e) {
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
+    }
+
+    /** The version from the jar's manifest, or "development" when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Lab.class.getPackage().getImplementationVersion();
+            return new String[] {"multigpu-lab " + (v == null ? "development" : v), "Java " + Runtime.version()};
+        }
+    }
+}

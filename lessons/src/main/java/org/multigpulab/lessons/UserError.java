@@ -1,0 +1,16 @@
+package org.multigpulab.lessons;
+
+/**
+ * Something the user asked for cannot be done as asked: a bad option, a missing or damaged file, an output
+ * that cannot be written. The message says what was wrong and what to do; {@link Lab} prints it as one line.
+ */
+public final class UserError extends RuntimeException {
+
+    public UserError(String message) {
+        super(message);
+    }
+
+    public UserError(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

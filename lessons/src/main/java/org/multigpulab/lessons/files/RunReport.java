@@ -1,0 +1,73 @@
+package org.multigpulab.lessons.files;
+
+import com.google.gson.FieldNamingPolicy;
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.multigpulab.core.train.TrainResult;
+import org.multigpulab.core.train.TrainingListener;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceStats;
+
+/**
+ * The JSON run report of {@code ./lab train --report FILE}; its schema is in the README. Field names are the
+ * record components in snake case.
+ */
+public record RunReport(String schema, Config config, List<String> devices, List<Epoch> epochs, Final finalResult,
+                        List<DeviceSummary> deviceStats) {
+
+    public static final String SCHEMA = "multigpu-lab/run-report/1";
+
+    /** The options the run was started with. */
+    public record Config(String backend, String physical, int gpus, int epochs, int batchSize, float lr, long seed,
+                         boolean shuffle, int trainSamples, int testSamples, String dataDir, String load) {
+    }
+
+    public record Epoch(int epoch, double trainLoss, double trainAcc, double testAcc, double wallSec) {
+    }
+
+    public record Final(double testAcc, double wallSecPerEpoch) {
+    }
+
+    /** What each device did over the whole run, from its {@link DeviceStats}. */
+    public record DeviceSummary(String device, long kernelLaunches, long flops, long bytesUploaded,
+                                long bytesDownloaded, long bytesFromPeers, long peakBytes) {
+    }
+
+    private static final Gson GSON = new GsonBuilder()
+            .setFieldNamingStrategy(f -> f.getName().equals("finalResult") ? "final"
+                    : FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES.translateName(f))
+            .setPrettyPrinting()
+            .serializeSpecialFloatingPointValues()
+            .create();
+
+    public static RunReport of(Config config, TrainResult result, List<Device> devices) {
+        List<Epoch> epochs = result.epochs().stream().map(RunReport::epoch).toList();
+        List<DeviceSummary> stats = devices.stream().map(d -> {
+            DeviceStats s = d.stats();
+            return new DeviceSummary(d.id().toString(), s.kernelLaunches(), s.flops(), s.bytesUploaded(),
+                    s.bytesDownloaded(), s.bytesFromPeers(), s.peakAllocatedBytes());
+        }).toList();
+        return new RunReport(SCHEMA, config, result.devices().stream().map(Object::toString).toList(), epochs,
+                new Final(result.finalTestAcc(), result.secPerEpoch()), stats);
+    }
+
+    private static Epoch epoch(TrainingListener.EpochDone e) {
+        return new Epoch(e.epoch(), e.trainLoss(), e.trainAcc(), e.testAcc(), e.wallSec());
+    }
+
+    public String toJson() {
+        return GSON.toJson(this);
+    }
+
+    public static RunReport fromJson(String json) {
+        return GSON.fromJson(json, RunReport.class);
+    }
+
+    /** Writes the report to {@code file}, atomically. */
+    public void write(Path file) {
+        AtomicFile.write(file, out -> out.write(toJson().getBytes(StandardCharsets.UTF_8)));
+    }
+}

@@ -1,0 +1,181 @@
+package org.multigpulab.lessons.files;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.lessons.UserError;
+
+/**
+ * Parameters as a safetensors file, the format {@code safetensors.torch.load_file} reads: an 8-byte
+ * little-endian header length, a JSON header naming each tensor's dtype, shape and byte range, then the raw
+ * little-endian data. Only F32 is written or read.
+ */
+public final class SafeTensors {
+
+    private static final long MAX_HEADER = 100L << 20;
+
+    private SafeTensors() {
+    }
+
+    /** Writes {@code tensors} to {@code file}, atomically. */
+    public static void write(Path file, List<HostTensor> tensors) {
+        JsonObject header = new JsonObject();
+        JsonObject metadata = new JsonObject();
+        metadata.addProperty("format", "pt");
+        metadata.addProperty("producer", "multigpu-lab");
+        header.add("__metadata__", metadata);
+        long offset = 0;
+        for (HostTensor t : tensors) {
+            JsonObject entry = new JsonObject();
+            entry.addProperty("dtype", "F32");
+            JsonArray shape = new JsonArray();
+            for (int d : t.shape()) {
+                shape.add(d);
+            }
+            entry.add("shape", shape);
+            JsonArray offsets = new JsonArray();
+            offsets.add(offset);
+            offset += 4L * t.size();
+            offsets.add(offset);
+            entry.add("data_offsets", offsets);
+            header.add(t.name(), entry);
+        }
+        byte[] json = header.toString().getBytes(StandardCharsets.UTF_8);
+        int padded = (json.length + 7) / 8 * 8;   // the data starts 8-byte aligned
+        ByteBuffer head = ByteBuffer.allocate(8 + padded).order(ByteOrder.LITTLE_ENDIAN);
+        head.putLong(padded).put(json);
+        while (head.hasRemaining()) {
+            head.put((byte) ' ');
+        }
+        AtomicFile.write(file, out -> {
+            out.write(head.array());
+            for (HostTensor t : tensors) {
+                ByteBuffer data = ByteBuffer.allocate(4 * t.size()).order(ByteOrder.LITTLE_ENDIAN);
+                data.asFloatBuffer().put(t.values());
+                out.write(data.array());
+            }
+        });
+    }
+
+    /** Reads every tensor of {@code file}, in the order of their data. */
+    public static List<HostTensor> read(Path file) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new UserError("--load " + file + ": no such file");
+        } catch (IOException e) {
+            throw new UserError("--load " + file + ": cannot read it (" + e.getMessage() + ")");
+        }
+        if (bytes.length < 8) {
+            throw corrupt(file, "it is " + bytes.length + " bytes long, shorter than the 8-byte header length");
+        }
+        ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        long headerLength = buf.getLong(0);
+        if (headerLength <= 0 || headerLength > MAX_HEADER || 8 + headerLength > bytes.length) {
+            throw corrupt(file, "its header length " + headerLength + " does not fit in a file of " + bytes.length + " bytes");
+        }
+        int dataStart = (int) (8 + headerLength);
+        JsonObject header;
+        try {
+            JsonElement parsed = JsonParser.parseString(new String(bytes, 8, (int) headerLength, StandardCharsets.UTF_8));
+            if (!parsed.isJsonObject()) {
+                throw corrupt(file, "its header is not a JSON object");
+            }
+            header = parsed.getAsJsonObject();
+        } catch (JsonParseException e) {
+            throw corrupt(file, "its header is not valid JSON (" + e.getMessage() + ")");
+        }
+        Map<Long, HostTensor> byOffset = new java.util.TreeMap<>();
+        for (Map.Entry<String, JsonElement> e : header.entrySet()) {
+            if (e.getKey().equals("__metadata__")) {
+                continue;
+            }
+            HostTensor t = tensor(file, e.getKey(), e.getValue(), bytes, dataStart);
+            long begin = e.getValue().getAsJsonObject().getAsJsonArray("data_offsets").get(0).getAsLong();
+            if (t.size() > 0 && byOffset.put(begin, t) != null) {
+                throw corrupt(file, "two tensors start at byte " + begin);
+            }
+        }
+        return List.copyOf(byOffset.values());
+    }
+
+    private static HostTensor tensor(Path file, String name, JsonElement value, byte[] bytes, int dataStart) {
+        try {
+            JsonObject entry = value.getAsJsonObject();
+            String dtype = entry.get("dtype").getAsString();
+            if (!dtype.equals("F32")) {
+                throw corrupt(file, "tensor " + name + " is " + dtype + "; only F32 parameters can be loaded");
+            }
+            JsonArray shapeJson = entry.getAsJsonArray("shape");
+            int[] shape = new int[shapeJson.size()];
+            long size = 1;
+            for (int i = 0; i < shape.length; i++) {
+                shape[i] = shapeJson.get(i).getAsInt();
+                if (shape[i] < 0) {
+                    throw corrupt(file, "tensor " + name + " has a negative dimension");
+                }
+                size *= shape[i];
+            }
+            JsonArray offsets = entry.getAsJsonArray("data_offsets");
+            long begin = offsets.get(0).getAsLong(), end = offsets.get(1).getAsLong();
+            if (begin < 0 || end < begin || dataStart + end > bytes.length) {
+                throw corrupt(file, "tensor " + name + " claims bytes " + begin + "…" + end + " past the end of the file");
+            }
+            if (end - begin != 4 * size) {
+                throw corrupt(file, "tensor " + name + " has shape " + java.util.Arrays.toString(shape) + " but "
+                        + (end - begin) + " bytes of data");
+            }
+            float[] values = new float[(int) size];
+            ByteBuffer.wrap(bytes, (int) (dataStart + begin), (int) (end - begin)).order(ByteOrder.LITTLE_ENDIAN)
+                    .asFloatBuffer().get(values);
+            return new HostTensor(name, shape, values);
+        } catch (IllegalStateException | NullPointerException | UnsupportedOperationException | IndexOutOfBoundsException e) {
+            throw corrupt(file, "the header entry of tensor " + name + " lacks dtype, shape or data_offsets");
+        }
+    }
+
+    /**
+     * Checks that {@code tensors} are exactly the named tensors with the shapes of {@code expected}, and returns
+     * them in that order.
+     */
+    public static List<HostTensor> matching(Path file, List<HostTensor> tensors, List<String> names, List<int[]> shapes) {
+        Map<String, HostTensor> byName = new LinkedHashMap<>();
+        tensors.forEach(t -> byName.put(t.name(), t));
+        List<HostTensor> ordered = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            HostTensor t = byName.remove(names.get(i));
+            if (t == null) {
+                throw new UserError("--load " + file + " has no tensor " + names.get(i) + "; it holds " + tensors.stream()
+                        .map(HostTensor::name).toList() + " but the model needs " + names);
+            }
+            if (!java.util.Arrays.equals(t.shape(), shapes.get(i))) {
+                throw new UserError("--load " + file + ": tensor " + t.name() + " has shape " + t.shapeText()
+                        + " but the model's " + t.name() + " is " + java.util.Arrays.toString(shapes.get(i)));
+            }
+            ordered.add(t);
+        }
+        if (!byName.isEmpty()) {
+            throw new UserError("--load " + file + " holds tensors the model does not have: " + byName.keySet());
+        }
+        return List.copyOf(ordered);
+    }
+
+    private static UserError corrupt(Path file, String why) {
+        return new UserError("--load " + file + " is not a readable safetensors file: " + why);
+    }
+}
