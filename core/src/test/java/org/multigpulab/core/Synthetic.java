@@ -2,6 +2,7 @@ package org.multigpulab.core;
 
 import java.util.List;
 import java.util.Random;
+import org.multigpulab.core.data.DataLocator;
 import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.device.Backends;
@@ -33,6 +34,16 @@ public final class Synthetic {
 
     public static FashionMnist.Splits splits(int train, int test) {
         return new FashionMnist.Splits(images("train", train, 1), images("test", test, 2));
+    }
+
+    /**
+     * The folder holding the real Fashion-MNIST, found as the lab finds it; the tests that need it fail with
+     * this message where it is missing (CI installs the Debian package).
+     */
+    public static java.nio.file.Path realDataDir() {
+        return DataLocator.of(java.util.Optional.empty()).locate().orElseThrow(() -> new AssertionError(
+                "this test needs Fashion-MNIST: apt-get install dataset-fashion-mnist, or set "
+                        + DataLocator.ENV_VAR));
     }
 
     public static List<Device> sim(int gpus) {

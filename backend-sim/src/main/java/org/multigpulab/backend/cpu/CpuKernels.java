@@ -113,10 +113,17 @@ final class CpuKernels implements Kernels {
             float[] rows = transposed.get(pixels * patch);
             for (int n = from; n < to; n++) {
                 im2col(xb.data, xb.offset + n * inSample, s, col);
-                Gemm.transpose(col, 0, patch, pixels, rows);
-                // dw [Co, C·Kh·Kw] += dy[n] [Co, Ho·Wo] · colᵀ [Ho·Wo, C·Kh·Kw]
-                Gemm.multiplyRows(false, s.outChannels(), patch, pixels, 1f, dyb.data,
-                        dyb.offset + n * outSample, rows, 0, 1f, sums, chunk * filter, 0, s.outChannels());
+                int dyOff = dyb.offset + n * outSample;
+                if (Gemm.narrow(patch)) {
+                    // dw [Co, C·Kh·Kw] += dy[n] [Co, Ho·Wo] · colᵀ, as dot products along the pixels
+                    Gemm.multiplyTransposedB(s.outChannels(), patch, pixels, dyb.data, dyOff, col, 0,
+                            sums, chunk * filter);
+                } else {
+                    // dw [Co, C·Kh·Kw] += dy[n] [Co, Ho·Wo] · colᵀ [Ho·Wo, C·Kh·Kw]
+                    Gemm.transpose(col, 0, patch, pixels, rows);
+                    Gemm.multiplyRows(false, s.outChannels(), patch, pixels, 1f, dyb.data, dyOff, rows, 0, 1f,
+                            sums, chunk * filter, 0, s.outChannels());
+                }
             }
         });
         // Add the per-chunk partial sums in chunk order: the result does not depend on thread timing.
@@ -167,7 +174,8 @@ final class CpuKernels implements Kernels {
         CpuBuffer xb = cpu(x), yb = cpu(y);
         int oh = s.outHeight(), ow = s.outWidth(), k = s.window();
         float inv = 1f / (k * k);
-        for (int plane = 0; plane < s.planes(); plane++) {
+        Parallel.forRange(s.planes(), (long) s.inputLength(), (chunk, from, to) -> {
+        for (int plane = from; plane < to; plane++) {
             int in = xb.offset + plane * s.height() * s.width();
             int out = yb.offset + plane * oh * ow;
             for (int i = 0; i < oh; i++) {
@@ -182,6 +190,7 @@ final class CpuKernels implements Kernels {
                 }
             }
         }
+        });
     }
 
     @Override
@@ -189,9 +198,11 @@ final class CpuKernels implements Kernels {
         CpuBuffer dyb = cpu(dy), dxb = cpu(dx);
         int oh = s.outHeight(), ow = s.outWidth(), k = s.window();
         float inv = 1f / (k * k);
-        Arrays.fill(dxb.data, dxb.offset, dxb.offset + s.inputLength(), 0f);
-        for (int plane = 0; plane < s.planes(); plane++) {
-            int in = dxb.offset + plane * s.height() * s.width();
+        Parallel.forRange(s.planes(), (long) s.inputLength(), (chunk, from, to) -> {
+        int planeSize = s.height() * s.width();
+        Arrays.fill(dxb.data, dxb.offset + from * planeSize, dxb.offset + to * planeSize, 0f);
+        for (int plane = from; plane < to; plane++) {
+            int in = dxb.offset + plane * planeSize;
             int out = dyb.offset + plane * oh * ow;
             for (int i = 0; i < oh; i++) {
                 for (int j = 0; j < ow; j++) {
@@ -204,6 +215,7 @@ final class CpuKernels implements Kernels {
                 }
             }
         }
+        });
     }
 
     // --- ReLU ------------------------------------------------------------------------------------------
@@ -211,17 +223,21 @@ final class CpuKernels implements Kernels {
     @Override
     public void reluForward(Buffer x, Buffer y, int n) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
-        for (int i = 0; i < n; i++) {
-            yb.data[yb.offset + i] = Math.max(xb.data[xb.offset + i], 0f);
-        }
+        Parallel.forRange(n, n, (chunk, from, to) -> {
+            for (int i = from; i < to; i++) {
+                yb.data[yb.offset + i] = Math.max(xb.data[xb.offset + i], 0f);
+            }
+        });
     }
 
     @Override
     public void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
         CpuBuffer xb = cpu(x), dyb = cpu(dy), dxb = cpu(dx);
-        for (int i = 0; i < n; i++) {
-            dxb.data[dxb.offset + i] = xb.data[xb.offset + i] > 0f ? dyb.data[dyb.offset + i] : 0f;
-        }
+        Parallel.forRange(n, n, (chunk, from, to) -> {
+            for (int i = from; i < to; i++) {
+                dxb.data[dxb.offset + i] = xb.data[xb.offset + i] > 0f ? dyb.data[dyb.offset + i] : 0f;
+            }
+        });
     }
 
     // --- matrix multiply -------------------------------------------------------------------------------

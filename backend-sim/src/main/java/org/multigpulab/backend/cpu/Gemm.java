@@ -1,15 +1,23 @@
 package org.multigpulab.backend.cpu;
 
 import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Single-threaded row-major matrix multiply {@code C = alpha·op(A)·B + beta·C} on array windows, for a range
  * of rows of C so that callers can split the rows across cores.
  *
- * <p>The inner loop runs along a row of B and a row of C ({@code c[j] += a·b[j]}), which the JIT turns into
- * vector instructions. B must be in row order {@code [k, n]}; {@link #transpose} puts a transposed one there.
+ * <p>Register-blocked micro-kernels: four rows of C by two vectors of columns live in eight vector
+ * accumulators while the loop runs down {@code k}, so each vector of B loaded feeds four fused multiply-adds
+ * and C is touched once per block instead of once per {@code k}. Columns left over take a one-vector kernel,
+ * then a scalar loop; no masked loads, which the JIT does not keep in registers. B must be in row order
+ * {@code [k, n]}; {@link #transpose} puts a transposed one there.
  */
 final class Gemm {
+
+    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    private static final int L = S.length();
 
     private Gemm() {
     }
@@ -25,14 +33,143 @@ final class Gemm {
                     c[ci + j] *= beta;
                 }
             }
-            for (int p = 0; p < k; p++) {
-                float aip = alpha * (transA ? a[aOff + p * m + i] : a[aOff + i * k + p]);
-                int bp = bOff + p * n;
-                for (int j = 0; j < n; j++) {
-                    c[ci + j] += aip * b[bp + j];
-                }
+        }
+        // Element (row, p) of op(A) is a[aOff + row·rowStride + p·colStride].
+        int rowStride = transA ? 1 : k;
+        int colStride = transA ? m : 1;
+        int i = rowFrom;
+        for (; i + 4 <= rowTo; i += 4) {
+            int a0 = aOff + i * rowStride, c0 = cOff + i * n;
+            int j = 0;
+            for (; j + 2 * L <= n; j += 2 * L) {
+                fourRowsTwoVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
+            }
+            for (; j + L <= n; j += L) {
+                fourRowsOneVector(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
+            }
+            for (int r = 0; r < 4; r++) {
+                scalarColumns(n, k, alpha, a, a0 + r * rowStride, colStride, b, bOff, c, c0 + r * n, j);
             }
         }
+        for (; i < rowTo; i++) {
+            int a0 = aOff + i * rowStride, c0 = cOff + i * n;
+            int j = 0;
+            for (; j + L <= n; j += L) {
+                oneRowOneVector(n, k, alpha, a, a0, colStride, b, bOff + j, c, c0 + j);
+            }
+            scalarColumns(n, k, alpha, a, a0, colStride, b, bOff, c, c0, j);
+        }
+    }
+
+    /** C[4 rows, 2L columns at c0] += alpha · A[4 rows at a0, :] · B[:, 2L columns at b0]. */
+    private static void fourRowsTwoVectors(int n, int k, float alpha, float[] a, int a0, int rowStride,
+                                           int colStride, float[] b, int b0, float[] c, int c0) {
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
+        int a1 = a0 + rowStride, a2 = a1 + rowStride, a3 = a2 + rowStride;
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * n;
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            int ap = p * colStride;
+            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            x = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            x = FloatVector.broadcast(S, a[a2 + ap]);
+            c20 = v0.fma(x, c20);
+            c21 = v1.fma(x, c21);
+            x = FloatVector.broadcast(S, a[a3 + ap]);
+            c30 = v0.fma(x, c30);
+            c31 = v1.fma(x, c31);
+        }
+        accumulate(c, c0, alpha, c00);
+        accumulate(c, c0 + L, alpha, c01);
+        accumulate(c, c0 + n, alpha, c10);
+        accumulate(c, c0 + n + L, alpha, c11);
+        accumulate(c, c0 + 2 * n, alpha, c20);
+        accumulate(c, c0 + 2 * n + L, alpha, c21);
+        accumulate(c, c0 + 3 * n, alpha, c30);
+        accumulate(c, c0 + 3 * n + L, alpha, c31);
+    }
+
+    /** C[4 rows, L columns at c0] += alpha · A[4 rows at a0, :] · B[:, L columns at b0]. */
+    private static void fourRowsOneVector(int n, int k, float alpha, float[] a, int a0, int rowStride,
+                                          int colStride, float[] b, int b0, float[] c, int c0) {
+        FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S);
+        FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
+        int a1 = a0 + rowStride, a2 = a1 + rowStride, a3 = a2 + rowStride;
+        for (int p = 0; p < k; p++) {
+            FloatVector v = FloatVector.fromArray(S, b, b0 + p * n);
+            int ap = p * colStride;
+            c0v = v.fma(FloatVector.broadcast(S, a[a0 + ap]), c0v);
+            c1v = v.fma(FloatVector.broadcast(S, a[a1 + ap]), c1v);
+            c2v = v.fma(FloatVector.broadcast(S, a[a2 + ap]), c2v);
+            c3v = v.fma(FloatVector.broadcast(S, a[a3 + ap]), c3v);
+        }
+        accumulate(c, c0, alpha, c0v);
+        accumulate(c, c0 + n, alpha, c1v);
+        accumulate(c, c0 + 2 * n, alpha, c2v);
+        accumulate(c, c0 + 3 * n, alpha, c3v);
+    }
+
+    /** C[1 row, L columns at c0] += alpha · A[1 row at a0, :] · B[:, L columns at b0]. */
+    private static void oneRowOneVector(int n, int k, float alpha, float[] a, int a0, int colStride,
+                                        float[] b, int b0, float[] c, int c0) {
+        FloatVector acc = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            acc = FloatVector.fromArray(S, b, b0 + p * n).fma(FloatVector.broadcast(S, a[a0 + p * colStride]), acc);
+        }
+        accumulate(c, c0, alpha, acc);
+    }
+
+    /** C[1 row, columns from..n) += alpha · A[1 row at a0, :] · B[:, from..n), one column at a time. */
+    private static void scalarColumns(int n, int k, float alpha, float[] a, int a0, int colStride,
+                                      float[] b, int bOff, float[] c, int c0, int from) {
+        for (int j = from; j < n; j++) {
+            float sum = 0f;
+            for (int p = 0; p < k; p++) {
+                sum = Math.fma(a[a0 + p * colStride], b[bOff + p * n + j], sum);
+            }
+            c[c0 + j] += alpha * sum;
+        }
+    }
+
+    /**
+     * C[m, n] += A[m, k] · B[n, k]ᵀ as m·n dot products along k, where rows of both A and B are contiguous:
+     * the better form when n is too narrow for the column kernels (a 3×3 filter's 9 taps).
+     */
+    static void multiplyTransposedB(int m, int n, int k, float[] a, int aOff, float[] b, int bOff,
+                                    float[] c, int cOff) {
+        int vectorEnd = k / L * L;
+        for (int i = 0; i < m; i++) {
+            int ai = aOff + i * k;
+            for (int j = 0; j < n; j++) {
+                int bj = bOff + j * k;
+                FloatVector acc = FloatVector.zero(S);
+                for (int p = 0; p < vectorEnd; p += L) {
+                    acc = FloatVector.fromArray(S, a, ai + p).fma(FloatVector.fromArray(S, b, bj + p), acc);
+                }
+                float sum = acc.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+                for (int p = vectorEnd; p < k; p++) {
+                    sum = Math.fma(a[ai + p], b[bj + p], sum);
+                }
+                c[cOff + i * n + j] += sum;
+            }
+        }
+    }
+
+    /** Whether {@code n} columns are too few for the vector column kernels. */
+    static boolean narrow(int n) {
+        return n < 2 * L;
+    }
+
+    private static void accumulate(float[] c, int at, float alpha, FloatVector v) {
+        FloatVector.fromArray(S, c, at).add(v.mul(alpha)).intoArray(c, at);
     }
 
     /** {@code dst[cols, rows] = src[rows, cols]ᵀ}. */

@@ -51,7 +51,7 @@ class DataParallelTrainerTest {
 
     /**
      * k devices compute the same update as one: the gradients are summed over the same global batch, only in
-     * another order, so float rounding differs. Tolerance: parameters within 1e-5 relative (measured: 2.5e-6
+     * another order, so float rounding differs. Tolerance: parameters within 1e-5 relative (measured: 9e-9
      * after 8 steps), and the change they made within 1e-4.
      */
     @ParameterizedTest
@@ -64,28 +64,27 @@ class DataParallelTrainerTest {
         List<HostTensor> many = train(gpus, data, config, init);
         double params = relativeDistance(many, one);
         double update = relativeDistance(delta(many, init), delta(one, init));
-        System.err.println(gpus + " devices: params " + params + " update " + update);
         assertTrue(params < 1e-5, gpus + " devices: parameters differ by " + params + " relative");
         assertTrue(update < 1e-4, gpus + " devices: the update differs by " + update + " relative");
         assertTrue(relativeDistance(one, init) > 1e-3, "training must have changed the parameters");
     }
 
+    /** A fixed slice of the real set: the first 6,400 training and 1,000 test images, two epochs on 2 devices. */
     @Test
-    void theLossFallsAndTheModelLearns() {
-        FashionMnist.Splits data = Synthetic.splits(256, 256);
+    void theLossFallsOnRealData() {
+        FashionMnist.Splits all = FashionMnist.load(Synthetic.realDataDir(), true);
+        FashionMnist.Splits data = new FashionMnist.Splits(all.train().first(6400), all.test().first(1000));
         List<TrainingListener.EpochDone> epochs = new ArrayList<>();
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), LeNet.initParams(0),
-                new TrainConfig(4, 8, 0.5f, 1, true, true))) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), LeNet.initParams(1),
+                new TrainConfig(2, 32, 0.2f, 1, true, false))) {
             TrainResult result = trainer.train(data, new TrainingListener() {
                 @Override
                 public void onEpoch(EpochDone epoch) {
                     epochs.add(epoch);
                 }
             });
-            assertEquals(4, epochs.size());
-            assertTrue(epochs.getLast().trainLoss() < epochs.getFirst().trainLoss() - 0.3,
-                    "loss should fall: " + epochs);
-            assertTrue(result.finalTestAcc() > 0.5, "the bands are easy to tell apart: " + epochs);
+            assertTrue(epochs.get(1).trainLoss() < epochs.get(0).trainLoss() - 0.1, "the loss should fall: " + epochs);
+            assertTrue(result.finalTestAcc() > 0.3, "the model should beat chance (0.1) clearly: " + epochs);
             assertTrue(result.summaryLine().matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"),
                     result.summaryLine());
         }
