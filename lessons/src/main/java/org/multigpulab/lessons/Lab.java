@@ -1,5 +1,6 @@
 package org.multigpulab.lessons;
 
+import org.multigpulab.lessons.errors.UserError;
 import java.io.PrintWriter;
 import org.multigpulab.core.data.DataException;
 import org.multigpulab.core.train.TrainingDivergedException;

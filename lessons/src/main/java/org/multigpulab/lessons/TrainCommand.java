@@ -1,5 +1,6 @@
 package org.multigpulab.lessons;
 
+import org.multigpulab.lessons.errors.UserError;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import org.multigpulab.lessons.UserError;
+import org.multigpulab.lessons.errors.UserError;
 
 /**
  * Writes a file whole or not at all: into a temporary file beside the target, then moved over it in one step,

@@ -17,7 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.multigpulab.core.model.HostTensor;
-import org.multigpulab.lessons.UserError;
+import org.multigpulab.lessons.errors.UserError;
 
 /**
  * Parameters as a safetensors file, the format {@code safetensors.torch.load_file} reads: an 8-byte
@@ -98,7 +98,7 @@ public final class SafeTensors {
             }
             header = parsed.getAsJsonObject();
         } catch (JsonParseException e) {
-            throw corrupt(file, "its header is not valid JSON (" + e.getMessage() + ")");
+            throw corrupt(file, "its header is not valid JSON");
         }
         Map<Long, HostTensor> byOffset = new java.util.TreeMap<>();
         for (Map.Entry<String, JsonElement> e : header.entrySet()) {

@@ -1,8 +1,8 @@
-package org.multigpulab.lessons;
+package org.multigpulab.lessons.errors;
 
 /**
  * Something the user asked for cannot be done as asked: a bad option, a missing or damaged file, an output
- * that cannot be written. The message says what was wrong and what to do; {@link Lab} prints it as one line.
+ * that cannot be written. The message says what was wrong and what to do; {@code Lab} prints it as one line.
  */
 public final class UserError extends RuntimeException {
 

@@ -1,0 +1,75 @@
+package org.multigpulab.lessons;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN.md's module rules, checked on the compiled main classes of every module on the class path. */
+class ArchitectureTest {
+
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("org.multigpulab");
+    }
+
+    @Test
+    void everyModuleIsOnTheClassPath() {
+        for (String pkg : new String[] {"org.multigpulab.device", "org.multigpulab.core", "org.multigpulab.backend.cpu",
+                "org.multigpulab.backend.sim", "org.multigpulab.lessons"}) {
+            if (classes.stream().noneMatch(c -> c.getPackageName().startsWith(pkg))) {
+                throw new AssertionError("no classes of " + pkg + " were imported; the rules below would pass vacuously");
+            }
+        }
+    }
+
+    @Test
+    void coreNeverNamesABackend() {
+        noClasses().that().resideInAPackage("org.multigpulab.core..")
+                .should().dependOnClassesThat().resideInAPackage("org.multigpulab.backend..")
+                .check(classes);
+    }
+
+    @Test
+    void deviceApiDependsOnTheJdkOnly() {
+        noClasses().that().resideInAPackage("org.multigpulab.device..")
+                .should().dependOnClassesThat().resideOutsideOfPackages("org.multigpulab.device..", "java..")
+                .check(classes);
+    }
+
+    @Test
+    void coreDependsOnDeviceApiAndTheJdkOnly() {
+        noClasses().that().resideInAPackage("org.multigpulab.core..")
+                .should().dependOnClassesThat()
+                .resideOutsideOfPackages("org.multigpulab.core..", "org.multigpulab.device..", "java..")
+                .check(classes);
+    }
+
+    @Test
+    void aBackendNamesNeitherCoreNorAnotherBackend() {
+        noClasses().that().resideInAPackage("org.multigpulab.backend..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.multigpulab.core..", "org.multigpulab.lessons..")
+                .check(classes);
+        slices().matching("org.multigpulab.backend.(*)..").should().notDependOnEachOther().check(classes);
+    }
+
+    @Test
+    void lessonsReachBackendsOnlyThroughServiceLoader() {
+        noClasses().that().resideInAPackage("org.multigpulab.lessons..")
+                .should().dependOnClassesThat().resideInAPackage("org.multigpulab.backend..")
+                .check(classes);
+    }
+
+    @Test
+    void noPackageCycles() {
+        slices().matching("org.multigpulab.(**)").should().beFreeOfCycles().check(classes);
+    }
+}

@@ -1,0 +1,110 @@
+package org.multigpulab.lessons;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.lessons.files.SafeTensors;
+
+/**
+ * Bad input to {@code ./lab train}: each ends in one clear line on standard error that names the problem, a
+ * non-zero exit status, no stack trace, and nothing written.
+ */
+class BadInputTest {
+
+    @TempDir
+    static Path dir;
+
+    static Stream<Arguments> badInputs() throws IOException {
+        Path notSafetensors = Files.writeString(dir.resolve("notes.txt"), "hello");
+        Path truncated = dir.resolve("truncated.safetensors");
+        SafeTensors.write(truncated, LeNet.initParams(0));
+        byte[] bytes = Files.readAllBytes(truncated);
+        Files.write(truncated, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        Path wrongShapes = dir.resolve("wrong.safetensors");
+        List<HostTensor> params = new ArrayList<>(LeNet.initParams(0));
+        params.set(4, new HostTensor("W3", new int[] {128, 800}, params.get(4).values()));
+        SafeTensors.write(wrongShapes, params);
+        Path missingTensor = dir.resolve("missing.safetensors");
+        SafeTensors.write(missingTensor, LeNet.initParams(0).subList(0, 7));
+        Path badJson = dir.resolve("badjson.safetensors");
+        Files.write(badJson, new byte[] {4, 0, 0, 0, 0, 0, 0, 0, '{', '"', 'x', ':'});
+        Path emptyData = Files.createDirectories(dir.resolve("empty-data"));
+        Path corruptData = Files.createDirectories(dir.resolve("corrupt-data"));
+        for (String f : List.of("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                "t10k-labels-idx1-ubyte")) {
+            Files.writeString(corruptData.resolve(f), "not idx");
+        }
+        return Stream.of(
+                Arguments.of(List.of("--gpus", "0"), "--gpus must be 1 or more"),
+                Arguments.of(List.of("--gpus", "-3"), "--gpus must be 1 or more"),
+                Arguments.of(List.of("--batch-size", "0"), "--batch-size must be 1 or more"),
+                Arguments.of(List.of("--epochs", "0"), "--epochs must be 1 or more"),
+                Arguments.of(List.of("--lr", "0"), "--lr must be a positive number"),
+                Arguments.of(List.of("--lr", "NaN"), "--lr must be a positive number"),
+                Arguments.of(List.of("--lr", "-0.1"), "--lr must be a positive number"),
+                Arguments.of(List.of("--lr", "fast"), "'fast' is not a float"),
+                Arguments.of(List.of("--gpus", "two"), "'two' is not an int"),
+                Arguments.of(List.of("--backend", "tpu"), "unknown backend 'tpu'"),
+                Arguments.of(List.of("--backend", "cpu", "--gpus", "2"), "--backend sim --gpus 2"),
+                Arguments.of(List.of("--backend", "cpu", "--physical", "cpu"), "--physical chooses the device under --backend sim"),
+                Arguments.of(List.of("--physical", "tpu"), "unknown backend 'tpu'"),
+                Arguments.of(List.of("--gpus", "4", "--batch-size", "3"), "cannot be split over 4 devices"),
+                Arguments.of(List.of("--train-samples", "60001"), "more than the 60000 images"),
+                Arguments.of(List.of("--test-samples", "0"), "--test-samples must be 1 or more"),
+                Arguments.of(List.of("--train-samples", "257", "--gpus", "2"), "last batch of an epoch would hold 1"),
+                Arguments.of(List.of("--data", dir.resolve("nope").toString()), "is not a folder"),
+                Arguments.of(List.of("--data", emptyData.toString()), "lacks some of the four Fashion-MNIST files"),
+                Arguments.of(List.of("--data", corruptData.toString()), "train-images-idx3-ubyte"),
+                Arguments.of(List.of("--load", dir.resolve("absent.safetensors").toString()), "no such file"),
+                Arguments.of(List.of("--load", notSafetensors.toString()), "not a readable safetensors file"),
+                Arguments.of(List.of("--load", truncated.toString()), "not a readable safetensors file"),
+                Arguments.of(List.of("--load", badJson.toString()), "not valid JSON"),
+                Arguments.of(List.of("--load", wrongShapes.toString()), "W3 has shape [128, 800] but the model's W3 is [800, 128]"),
+                Arguments.of(List.of("--load", missingTensor.toString()), "has no tensor b4"),
+                Arguments.of(List.of("--save", dir.resolve("no/such/folder/p.safetensors").toString()), "does not exist"),
+                Arguments.of(List.of("--report", dir.toString()), "is a folder"),
+                Arguments.of(List.of("--epochs"), "Missing required parameter"),
+                Arguments.of(List.of("--gpu", "2"), "Unknown options: '--gpu', '2'"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badInputs")
+    void endsInOneClearLine(List<String> options, String expected) throws IOException {
+        List<String> args = new ArrayList<>(List.of("train", "--quiet"));
+        for (String[] quick : new String[][] {{"--epochs", "1"}, {"--train-samples", "512"}, {"--test-samples", "256"}}) {
+            if (!options.contains(quick[0])) {
+                args.addAll(List.of(quick));
+            }
+        }
+        args.addAll(options);
+        long before;
+        try (Stream<Path> files = Files.walk(dir)) {
+            before = files.count();
+        }
+        LabRunner.Result r = LabRunner.run(args.toArray(String[]::new));
+        assertNotEquals(0, r.exit(), "exit status for " + options);
+        String[] lines = r.err().strip().split("\n");
+        assertTrue(lines[0].startsWith("error: ") && lines[0].contains(expected),
+                "for " + options + " expected one line containing '" + expected + "', got:\n" + r.err());
+        assertTrue(lines.length <= 2, "at most the error and a hint, got:\n" + r.err());
+        assertFalse(r.err().contains("\tat ") || r.err().contains("Exception"), "no stack trace:\n" + r.err());
+        assertFalse(r.out().contains("test acc:"), "nothing trained");
+        try (Stream<Path> files = Files.walk(dir)) {
+            assertEquals(before, files.count(), "no file was left behind");
+        }
+    }
+}

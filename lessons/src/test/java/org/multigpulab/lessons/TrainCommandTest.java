@@ -1,0 +1,83 @@
+package org.multigpulab.lessons;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.lessons.files.RunReport;
+import org.multigpulab.lessons.files.SafeTensors;
+
+/** {@code ./lab train} end to end on a slice of the real data. */
+class TrainCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String[] SLICE = {"--no-shuffle", "--train-samples", "2560", "--test-samples", "500",
+            "--epochs", "1", "--quiet"};
+
+    private List<HostTensor> trainAndSave(String name, String... options) {
+        Path file = dir.resolve(name);
+        String[] args = java.util.stream.Stream.of(new String[] {"train", "--save", file.toString(),
+                "--load", dir.resolve("init.safetensors").toString()}, SLICE, options)
+                .flatMap(java.util.Arrays::stream).toArray(String[]::new);
+        LabRunner.Result r = LabRunner.run(args);
+        assertEquals(0, r.exit(), r.err());
+        return SafeTensors.read(file);
+    }
+
+    /** ‖a − b‖ / ‖b‖ over all parameters. */
+    private static double relativeDistance(List<HostTensor> a, List<HostTensor> b) {
+        double diff = 0, norm = 0;
+        for (int p = 0; p < a.size(); p++) {
+            for (int i = 0; i < a.get(p).size(); i++) {
+                double d = a.get(p).values()[i] - b.get(p).values()[i];
+                diff += d * d;
+                norm += (double) b.get(p).values()[i] * b.get(p).values()[i];
+            }
+        }
+        return Math.sqrt(diff / norm);
+    }
+
+    @Test
+    void oneAndThreeDevicesSaveTheSameParameters() {
+        SafeTensors.write(dir.resolve("init.safetensors"), LeNet.initParams(5));
+        List<HostTensor> one = trainAndSave("one.safetensors", "--gpus", "1");
+        List<HostTensor> three = trainAndSave("three.safetensors", "--gpus", "3", "--debug");
+        List<HostTensor> cpu = trainAndSave("cpu.safetensors", "--backend", "cpu");
+        assertTrue(relativeDistance(three, one) < 1e-5, "1 vs 3 devices: " + relativeDistance(three, one));
+        assertTrue(relativeDistance(cpu, one) < 1e-5, "sim:0 vs cpu:0: " + relativeDistance(cpu, one));
+        assertTrue(relativeDistance(one, LeNet.initParams(5)) > 1e-3, "training changed the parameters");
+        assertEquals(List.of("W1", "b1", "W2", "b2", "W3", "b3", "W4", "b4"), one.stream().map(HostTensor::name).toList());
+    }
+
+    @Test
+    void printsTheSeedsLineAndWritesTheReport() throws IOException {
+        Path report = dir.resolve("run.json");
+        LabRunner.Result r = LabRunner.run("train", "--gpus", "2", "--train-samples", "1024", "--test-samples", "256",
+                "--epochs", "2", "--report", report.toString());
+        assertEquals(0, r.exit(), r.err());
+        String[] lines = r.out().strip().split("\n");
+        assertTrue(lines[lines.length - 1].matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"),
+                r.out());
+        assertTrue(r.out().contains("epoch 1/2: train loss "), r.out());
+        RunReport parsed = RunReport.fromJson(Files.readString(report));
+        assertEquals(RunReport.SCHEMA, parsed.schema());
+        assertEquals(2, parsed.epochs().size());
+        assertEquals(List.of("sim:0", "sim:1"), parsed.devices());
+        assertEquals(1024, parsed.config().trainSamples());
+        assertEquals(parsed.epochs().get(1).testAcc(), parsed.finalResult().testAcc());
+        assertTrue(parsed.deviceStats().getFirst().flops() > 0);
+        assertTrue(Files.readString(report).contains("\"wall_sec_per_epoch\""));
+        try (var files = Files.list(dir)) {
+            assertEquals(List.of(report), files.toList(), "no temporary file is left beside the report");
+        }
+    }
+}
