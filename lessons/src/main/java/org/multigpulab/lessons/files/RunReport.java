@@ -41,6 +41,7 @@ public record RunReport(String schema, Config config, List<String> devices, List
                     : FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES.translateName(f))
             .setPrettyPrinting()
             .serializeSpecialFloatingPointValues()
+            .serializeNulls()
             .create();
 
     public static RunReport of(Config config, TrainResult result, List<Device> devices) {
