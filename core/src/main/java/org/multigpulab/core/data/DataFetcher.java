@@ -41,16 +41,26 @@ public final class DataFetcher {
 
     private final DataLocator locator;
     private final Progress progress;
+    private final String upstream;
+    private final boolean tryApt;
 
+    /** Fetches with apt where it is usable, else from {@link #UPSTREAM}. */
     public DataFetcher(DataLocator locator, Progress progress) {
+        this(locator, progress, UPSTREAM, aptUsable());
+    }
+
+    /** Fetches from {@code upstream} (a URL ending in '/'), trying apt first only when {@code tryApt}. */
+    public DataFetcher(DataLocator locator, Progress progress, String upstream, boolean tryApt) {
         this.locator = locator;
         this.progress = progress;
+        this.upstream = upstream;
+        this.tryApt = tryApt;
     }
 
     /** The folder holding the data after fetching it. */
     public Path fetch() {
         List<String> tried = new ArrayList<>();
-        if (aptUsable()) {
+        if (tryApt) {
             progress.say("Fashion-MNIST not found; installing the Debian package dataset-fashion-mnist");
             String outcome = aptInstall();
             if (outcome == null && FashionMnist.isComplete(DataLocator.DEBIAN_DIR)) {
@@ -62,14 +72,14 @@ public final class DataFetcher {
         }
         Path cache = locator.cacheDir();
         try {
-            progress.say("downloading Fashion-MNIST from " + UPSTREAM + " into " + cache);
+            progress.say("downloading Fashion-MNIST from " + upstream + " into " + cache);
             download(cache);
             return cache;
         } catch (IOException | DataException e) {
-            tried.add("downloading from " + UPSTREAM + " (" + e.getMessage() + ")");
+            tried.add("downloading from " + upstream + " (" + e.getMessage() + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            tried.add("downloading from " + UPSTREAM + " (interrupted)");
+            tried.add("downloading from " + upstream + " (interrupted)");
         }
         throw new DataException("Fashion-MNIST is not on this machine and could not be fetched: tried "
                 + String.join("; ", tried) + ". Install it with 'sudo apt-get install dataset-fashion-mnist',"
@@ -113,7 +123,7 @@ public final class DataFetcher {
             if (Files.isRegularFile(target)) {
                 continue;
             }
-            HttpRequest request = HttpRequest.newBuilder(URI.create(UPSTREAM + spec.name() + ".gz"))
+            HttpRequest request = HttpRequest.newBuilder(URI.create(upstream + spec.name() + ".gz"))
                     .timeout(Duration.ofMinutes(5)).build();
             HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
             if (response.statusCode() != 200) {
