@@ -4,14 +4,8 @@ import org.multigpulab.lessons.errors.UserError;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
-import org.multigpulab.core.data.DataFetcher;
-import org.multigpulab.core.data.DataLocator;
-import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
@@ -19,15 +13,17 @@ import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
-import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
-import org.multigpulab.device.DeviceRequest;
-import org.multigpulab.lessons.console.DownloadProgress;
 import org.multigpulab.lessons.console.EpochLog;
 import org.multigpulab.lessons.console.ProgressBars;
 import org.multigpulab.lessons.files.AtomicFile;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
+import org.multigpulab.lessons.plot.Curve;
+import org.multigpulab.lessons.plot.LearningCurve;
+import org.multigpulab.lessons.setup.DataSetup;
+import org.multigpulab.lessons.setup.DeviceSetup;
+import org.multigpulab.lessons.setup.PlotDir;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -97,19 +93,31 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "FILE", description = "Write a JSON run report (schema in the README).")
     Path report;
 
-    @Option(names = "--quiet", description = "Print only the final line.")
+    @Option(names = "--plot-dir", paramLabel = "DIR",
+            description = "Where the learning curve goes (PNG and SVG). Default: runs/<date>T<time>/.")
+    Path plotDir;
+
+    @Option(names = "--quiet", description = "Print only the final line; no progress bar, no window.")
     boolean quiet;
 
     @Option(names = "--debug", description = "Check after every step that all replicas agree; show stack traces of errors.")
     boolean debug;
 
-    /** The folder the data came from, for the report. */
-    private Path dataDir;
-
     @Override
     public Integer call() {
         PrintStream out = System.out;
-        int devices = validate();
+        DeviceSetup deviceSetup = new DeviceSetup(backend, physical);
+        int devices = gpus != null ? gpus : deviceSetup.defaultCount();
+        requirePositive("--gpus", devices);
+        requirePositive("--epochs", epochs);
+        requirePositive("--batch-size", batchSize);
+        if (!Float.isFinite(lr) || lr <= 0) {
+            throw new UserError("--lr must be a positive number such as 0.2, not " + lr);
+        }
+        if (batchSize < devices) {
+            throw new UserError("--batch-size " + batchSize + " cannot be split over " + devices
+                    + " devices; use a batch of at least " + devices);
+        }
         if (save != null) {
             AtomicFile.checkWritable("--save", save);
         }
@@ -117,14 +125,11 @@ final class TrainCommand implements Callable<Integer> {
             AtomicFile.checkWritable("--report", report);
         }
         List<HostTensor> init = load == null ? LeNet.initParams(seed) : loadParams(load);
-        FashionMnist.Splits splits = loadData();
+        DataSetup data = DataSetup.load(this.data, trainSamples, testSamples);
+        FashionMnist.Splits splits = data.splits();
         TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug);
 
-        Map<String, String> options = new HashMap<>();
-        if (physical != null) {
-            options.put("physical", physical);
-        }
-        List<Device> opened = Backends.open(backend, new DeviceRequest(devices, options));
+        List<Device> opened = deviceSetup.open(devices);
         List<TrainingListener> listeners = new ArrayList<>();
         ProgressBars bars = ProgressBars.wanted(quiet) ? new ProgressBars() : null;
         if (bars != null) {
@@ -137,6 +142,10 @@ final class TrainCommand implements Callable<Integer> {
                     + epochs + " epochs, batch " + batchSize + ", lr " + lr);
         }
         try (DataParallelTrainer trainer = new DataParallelTrainer(opened, init, config)) {
+            Path plots = PlotDir.create(plotDir);
+            Curve test = new Curve("test acc"), train = new Curve("train acc");
+            listeners.add(new LearningCurve("LeNet on " + trainer.deviceIds(), plots, "learning-curve", !quiet,
+                    List.of(test, train)).listener(test, train));
             TrainResult result = trainer.train(splits, TrainingListener.all(listeners));
             out.println(result.summaryLine());
             if (save != null) {
@@ -144,8 +153,11 @@ final class TrainCommand implements Callable<Integer> {
             }
             if (report != null) {
                 RunReport.of(new RunReport.Config(backend, physical, devices, epochs, batchSize, lr, seed, !noShuffle,
-                        splits.train().count(), splits.test().count(), String.valueOf(dataDir),
+                        splits.train().count(), splits.test().count(), data.dir().toString(),
                         load == null ? null : load.toString()), result, opened).write(report);
+            }
+            if (!quiet) {
+                out.println("learning curve: " + plots.resolve("learning-curve.png"));
             }
         } finally {
             if (bars != null) {
@@ -154,32 +166,6 @@ final class TrainCommand implements Callable<Integer> {
             opened.forEach(Device::close);
         }
         return 0;
-    }
-
-    /** Checks the options that need no files; returns the number of devices. */
-    private int validate() {
-        int n = gpus != null ? gpus : backend.equals("sim") ? 2 : 1;
-        requirePositive("--gpus", n);
-        requirePositive("--epochs", epochs);
-        requirePositive("--batch-size", batchSize);
-        if (!Float.isFinite(lr) || lr <= 0) {
-            throw new UserError("--lr must be a positive number such as 0.2, not " + lr);
-        }
-        if (trainSamples != null) {
-            requirePositive("--train-samples", trainSamples);
-        }
-        if (testSamples != null) {
-            requirePositive("--test-samples", testSamples);
-        }
-        if (physical != null && !backend.equals("sim")) {
-            throw new UserError("--physical chooses the device under --backend sim; leave it out with --backend " + backend);
-        }
-        Backends.find(backend);   // an unknown backend fails here, before data is loaded
-        if (batchSize < n) {
-            throw new UserError("--batch-size " + batchSize + " cannot be split over " + n
-                    + " devices; use a batch of at least " + n);
-        }
-        return n;
     }
 
     private static void requirePositive(String option, int value) {
@@ -192,24 +178,5 @@ final class TrainCommand implements Callable<Integer> {
         return SafeTensors.matching(file, SafeTensors.read(file),
                 LeNet.SPECS.stream().map(LeNet.Spec::name).toList(),
                 LeNet.SPECS.stream().map(LeNet.Spec::shape).toList());
-    }
-
-    private FashionMnist.Splits loadData() {
-        DataLocator locator = DataLocator.of(Optional.ofNullable(data));
-        dataDir = locator.locate().orElseGet(() -> new DataFetcher(locator, new DownloadProgress(System.err)).fetch());
-        FashionMnist.Splits all = FashionMnist.load(dataDir, true);
-        return new FashionMnist.Splits(take(all.train(), trainSamples, "--train-samples"),
-                take(all.test(), testSamples, "--test-samples"));
-    }
-
-    private static Dataset take(Dataset set, Integer n, String option) {
-        if (n == null) {
-            return set;
-        }
-        if (n > set.count()) {
-            throw new UserError(option + " " + n + " is more than the " + set.count() + " images of the "
-                    + set.name() + " set");
-        }
-        return set.first(n);
     }
 }

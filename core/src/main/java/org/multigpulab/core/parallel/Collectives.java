@@ -21,8 +21,16 @@ public final class Collectives {
      * replicas other than 0 never see the sum; here the sum is written into each buffer.
      */
     public static void allReduce(List<Buffer> data) {
-        Buffer root = data.getFirst();
-        Device device0 = root.device();
+        allReduce(data, 0);
+    }
+
+    /**
+     * The naive {@code allReduce} with the sum gathered on device {@code rootIndex} instead of device 0: spreading
+     * the roots of different buffers over the devices spreads the work and the traffic (d2l §12.5, exercise 3).
+     */
+    public static void allReduce(List<Buffer> data, int rootIndex) {
+        Buffer root = data.get(rootIndex);
+        Device rootDevice = root.device();
         int n = root.length();
         for (Buffer b : data) {
             if (b.length() != n) {
@@ -33,14 +41,18 @@ public final class Collectives {
         if (data.size() == 1) {
             return;
         }
-        try (Buffer staged = device0.allocate(n)) {
-            for (Buffer other : data.subList(1, data.size())) {
-                device0.copyFromPeer(other, staged);                 // data[i].to(data[0].device)
-                device0.kernels().add(root, staged, root, n);        // data[0][:] += ...
+        try (Buffer staged = rootDevice.allocate(n)) {
+            for (Buffer other : data) {
+                if (other != root) {
+                    rootDevice.copyFromPeer(other, staged);              // data[i].to(data[0].device)
+                    rootDevice.kernels().add(root, staged, root, n);     // data[0][:] += ...
+                }
             }
         }
-        for (Buffer other : data.subList(1, data.size())) {
-            other.device().copyFromPeer(root, other);                // data[i][:] = data[0].to(data[i].device)
+        for (Buffer other : data) {
+            if (other != root) {
+                other.device().copyFromPeer(root, other);                // data[i][:] = data[0].to(data[i].device)
+            }
         }
     }
 }

@@ -14,7 +14,7 @@ import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.data.HostBatch;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
-import org.multigpulab.core.parallel.Collectives;
+import org.multigpulab.core.parallel.GradientAllReduce;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Scatter;
 import org.multigpulab.core.parallel.Shard;
@@ -36,11 +36,18 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final List<Replica> deviceParams;
     private final List<Workspace> workspaces;
     private final TrainConfig config;
+    private final GradientAllReduce allReduce;
     private int epoch;
     private int batch;
 
     /** The seed's {@code device_params = [get_params(params, d) for d in devices]}. */
     public DataParallelTrainer(List<Device> devices, List<HostTensor> params, TrainConfig config) {
+        this(devices, params, config, GradientAllReduce.NAIVE);
+    }
+
+    /** A trainer whose gradients are summed by {@code allReduce} instead of the notebook's algorithm. */
+    public DataParallelTrainer(List<Device> devices, List<HostTensor> params, TrainConfig config,
+                               GradientAllReduce allReduce) {
         if (devices.isEmpty()) {
             throw new IllegalArgumentException("training needs at least one device");
         }
@@ -48,6 +55,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         this.deviceParams = devices.stream().map(d -> Replica.getParams(params, d)).toList();
         this.workspaces = deviceParams.stream().map(Replica::workspace).toList();
         this.config = config;
+        this.allReduce = allReduce;
     }
 
     public List<Device> devices() {
@@ -100,7 +108,7 @@ public final class DataParallelTrainer implements AutoCloseable {
             // Sum all gradients from each GPU and broadcast them to all GPUs
             for (int p = 0; p < deviceParams.getFirst().params().size(); p++) {
                 int param = p;
-                Collectives.allReduce(deviceParams.stream().map(r -> r.params().get(param).grad()).toList());
+                allReduce.allReduce(param, deviceParams.stream().map(r -> r.params().get(param).grad()).toList());
             }
             // The model parameters are updated separately on each GPU; the gradient is summed over the full batch
             for (Replica replica : deviceParams) {
@@ -164,7 +172,12 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** The seed's {@code evaluate_accuracy_gpu}: the share of {@code data} that device 0's replica classifies right. */
     public double evaluateAccuracy(Dataset data) {
-        Replica replica = deviceParams.getFirst();
+        return evaluateAccuracy(data, 0);
+    }
+
+    /** The share of {@code data} that the replica on device {@code index} classifies right. */
+    public double evaluateAccuracy(Dataset data, int index) {
+        Replica replica = deviceParams.get(index);
         Workspace ws = replica.workspace();
         long correct = 0;
         BatchIterator it = new BatchIterator(data, config.batchSize());

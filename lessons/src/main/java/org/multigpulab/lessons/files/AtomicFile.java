@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.multigpulab.lessons.errors.UserError;
 
 /**
@@ -50,6 +51,10 @@ public final class AtomicFile {
             temp = Files.createTempFile(dir, "." + target.getFileName(), ".part");
             try (OutputStream out = Files.newOutputStream(temp)) {
                 writer.write(out);
+            }
+            if (Files.getFileStore(temp).supportsFileAttributeView("posix")) {
+                // A temporary file is private to its owner; the finished file is readable like any other.
+                Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
             }
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             temp = null;

@@ -1,0 +1,45 @@
+package org.multigpulab.core.train;
+
+import java.util.List;
+import org.multigpulab.core.data.Dataset;
+import org.multigpulab.core.data.HostBatch;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.device.Device;
+
+/**
+ * The concise API of d2l §12.6, like PyTorch's {@code nn.DataParallel}: wrap the model's parameters and a list
+ * of devices, then train with a loop written as for one device. Replicas, scatter and allreduce happen
+ * inside {@link #step}. Closing it frees the replicas; the devices stay open.
+ */
+public final class DataParallel implements AutoCloseable {
+
+    private final DataParallelTrainer trainer;
+
+    private DataParallel(DataParallelTrainer trainer) {
+        this.trainer = trainer;
+    }
+
+    /** {@code nn.DataParallel(net, device_ids=devices)} for the seed's LeNet with these parameters. */
+    public static DataParallel wrap(List<HostTensor> params, List<Device> devices) {
+        return new DataParallel(new DataParallelTrainer(devices, params, TrainConfig.seedDefaults()));
+    }
+
+    /** One optimisation step on a mini-batch: {@code loss(net(X), y).backward(); trainer.step()}. */
+    public DataParallelTrainer.BatchStats step(HostBatch batch, float lr) {
+        return trainer.trainBatch(batch, lr);
+    }
+
+    /** The share of {@code data} classified right (on the first device). */
+    public double accuracy(Dataset data) {
+        return trainer.evaluateAccuracy(data);
+    }
+
+    public List<Device> devices() {
+        return trainer.devices();
+    }
+
+    @Override
+    public void close() {
+        trainer.close();
+    }
+}

@@ -1,0 +1,25 @@
+package org.multigpulab.lessons.plot;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.XYChart;
+import org.multigpulab.lessons.files.AtomicFile;
+
+/** Saves a chart as {@code NAME.png} and {@code NAME.svg} in a folder, each written whole or not at all. */
+public final class ChartFiles {
+
+    private ChartFiles() {
+    }
+
+    /** The two files written. */
+    public static List<Path> save(XYChart chart, Path dir, String name) {
+        Path png = dir.resolve(name + ".png");
+        Path svg = dir.resolve(name + ".svg");
+        AtomicFile.write(png, out -> BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG));
+        AtomicFile.write(svg, out -> VectorGraphicsEncoder.saveVectorGraphic(chart, out,
+                VectorGraphicsEncoder.VectorGraphicsFormat.SVG));
+        return List.of(png, svg);
+    }
+}

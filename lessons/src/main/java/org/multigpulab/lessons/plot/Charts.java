@@ -1,0 +1,58 @@
+package org.multigpulab.lessons.plot;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.util.List;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.XYStyler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/** The lab's charts, drawn with XChart at 800×450 in one readable style: labelled axes, a legend, markers. */
+public final class Charts {
+
+    public static final int WIDTH = 800;
+    public static final int HEIGHT = 450;
+
+    private Charts() {
+    }
+
+    /** A line chart of {@code curves}; with {@code unitRange} the y axis runs from 0 to 1 (accuracies). */
+    public static XYChart lines(String title, String xTitle, String yTitle, List<Curve> curves, boolean unitRange) {
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+                .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        XYStyler style = chart.getStyler();
+        style.setChartBackgroundColor(Color.WHITE);
+        style.setPlotBackgroundColor(Color.WHITE);
+        style.setPlotGridLinesColor(new Color(220, 220, 220));
+        style.setLegendPosition(Styler.LegendPosition.InsideSE);
+        style.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
+        style.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+        chart.getStyler().setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
+        chart.getStyler().setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+        if (unitRange) {
+            chart.getStyler().setYAxisMin(0.0);
+            chart.getStyler().setYAxisMax(1.0);
+        }
+        curves.stream().filter(c -> !c.isEmpty()).forEach(c -> addTo(chart, c));
+        return chart;
+    }
+
+    /** Adds or replaces {@code curve} in {@code chart}, for live redraws. */
+    public static void update(XYChart chart, Curve curve) {
+        if (chart.getSeriesMap().containsKey(curve.label())) {
+            chart.updateXYSeries(curve.label(), curve.xs(), curve.ys(), null);
+        } else if (!curve.isEmpty()) {
+            addTo(chart, curve);
+        }
+    }
+
+    private static void addTo(XYChart chart, Curve curve) {
+        XYSeries series = chart.addSeries(curve.label(), curve.xs(), curve.ys());
+        series.setMarker(SeriesMarkers.CIRCLE);
+        series.setLineStyle(new BasicStroke(2.5f));
+    }
+}
