@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
 @Command(name = "lab", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         description = {"Data-parallel training of a CNN on several GPUs, simulated or real (d2l.ai 12.5).",
                 "", "Start with: ./lab train --gpus 2 --epochs 3"},
-        subcommands = {TrainCommand.class, DevicesCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {TrainCommand.class, LessonsCommand.class, LessonCommand.class, DevicesCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Lab implements Runnable {
 
     /** Exit status of a run that failed on bad input or options. */

@@ -36,6 +36,44 @@ public final class Scatter {
         return sizes;
     }
 
+    /**
+     * The rows each device gets when device {@code i} should take a share proportional to {@code weights[i]}
+     * (its measured speed, say): rounded by largest remainder, every device at least one row.
+     */
+    public static int[] shardSizes(int rows, double[] weights) {
+        int k = weights.length;
+        shardSizes(rows, k);   // rejects fewer rows than devices
+        double total = 0;
+        for (double w : weights) {
+            if (!(w > 0) || Double.isInfinite(w)) {
+                throw new IllegalArgumentException("shares must be positive and finite, got " + java.util.Arrays.toString(weights));
+            }
+            total += w;
+        }
+        int[] sizes = new int[k];
+        double[] remainder = new double[k];
+        int given = 0;
+        int spare = rows - k;   // one row each first, the rest by weight
+        for (int i = 0; i < k; i++) {
+            double exact = spare * weights[i] / total;
+            sizes[i] = 1 + (int) Math.floor(exact);
+            remainder[i] = exact - Math.floor(exact);
+            given += sizes[i];
+        }
+        while (given < rows) {
+            int best = 0;
+            for (int i = 1; i < k; i++) {
+                if (remainder[i] > remainder[best]) {
+                    best = i;
+                }
+            }
+            sizes[best]++;
+            remainder[best] = -1;
+            given++;
+        }
+        return sizes;
+    }
+
     /** {@code nn.parallel.scatter(data, devices)} for {@code data[rows, rowLength]} on the host: new buffers. */
     public static List<Buffer> scatter(float[] data, int rows, int rowLength, List<Device> devices) {
         int[] sizes = shardSizes(rows, devices.size());
@@ -56,7 +94,11 @@ public final class Scatter {
      * taken from that device's workspace (give them back when the step is done).
      */
     public static List<Shard> splitBatch(HostBatch batch, List<Workspace> workspaces) {
-        int[] sizes = shardSizes(batch.size(), workspaces.size());
+        return splitBatch(batch, workspaces, shardSizes(batch.size(), workspaces.size()));
+    }
+
+    /** {@link #splitBatch(HostBatch, List)} with the given number of samples per device. */
+    public static List<Shard> splitBatch(HostBatch batch, List<Workspace> workspaces, int[] sizes) {
         int sample = batch.sampleLength();
         List<Shard> shards = new ArrayList<>();
         int row = 0;

@@ -37,6 +37,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final List<Workspace> workspaces;
     private final TrainConfig config;
     private final GradientAllReduce allReduce;
+    private double[] shares;
     private int epoch;
     private int batch;
 
@@ -71,13 +72,28 @@ public final class DataParallelTrainer implements AutoCloseable {
         return deviceParams;
     }
 
+    /**
+     * From now on, split each batch so that device {@code i} takes a share proportional to {@code weights[i]}
+     * instead of an even one (for devices of unequal speed). The update is the same either way: the gradient
+     * is summed over the whole batch.
+     */
+    public void setShares(double... weights) {
+        if (weights.length != devices.size()) {
+            throw new IllegalArgumentException(weights.length + " shares for " + devices.size() + " devices");
+        }
+        Scatter.shardSizes(devices.size(), weights);   // rejects shares that are not positive
+        this.shares = weights.clone();
+    }
+
     /** What one mini-batch gave: summed loss and correct predictions over all shards. */
     public record BatchStats(double lossSum, int correct, int samples) {
     }
 
     /** The seed's {@code train_batch(X, y, device_params, devices, lr)}. */
     public BatchStats trainBatch(HostBatch batchData, float lr) {
-        List<Shard> shards = Scatter.splitBatch(batchData, workspaces);
+        List<Shard> shards = Scatter.splitBatch(batchData, workspaces, shares == null
+                ? Scatter.shardSizes(batchData.size(), devices.size())
+                : Scatter.shardSizes(batchData.size(), shares));
         List<Tape> tapes = new ArrayList<>();
         try {
             // Loss is calculated separately on each GPU

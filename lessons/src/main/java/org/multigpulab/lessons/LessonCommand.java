@@ -1,0 +1,70 @@
+package org.multigpulab.lessons;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.multigpulab.lessons.errors.UserError;
+import org.multigpulab.lessons.lesson.Lesson;
+import org.multigpulab.lessons.lesson.LessonContext;
+import org.multigpulab.lessons.lesson.Lessons;
+import org.multigpulab.lessons.setup.DeviceSetup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code ./lab lesson NAME}: runs one lesson on sim by default, or on the devices asked for. */
+@Command(name = "lesson", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Run one lesson: a notebook section or a d2l exercise, printed like the notebook.",
+                "./lab lessons lists them."})
+final class LessonCommand implements Callable<Integer> {
+
+    @Parameters(paramLabel = "NAME", description = "The lesson (./lab lessons lists them).")
+    String name;
+
+    @Option(names = "--backend", paramLabel = "NAME", defaultValue = "sim", description = "Default: ${DEFAULT-VALUE}.")
+    String backend;
+
+    @Option(names = "--physical", paramLabel = "NAME", description = "For --backend sim: the device underneath (default cpu).")
+    String physical;
+
+    @Option(names = "--gpus", paramLabel = "N", description = "Number of devices, where the lesson uses one number.")
+    Integer gpus;
+
+    @Option(names = "--epochs", paramLabel = "N", description = "Epochs of each training run (each lesson has its own default).")
+    Integer epochs;
+
+    @Option(names = "--batch-size", paramLabel = "N",
+            description = "The batch of one GPU, which lessons scale with the number of GPUs. Default: 256.")
+    Integer batchSize;
+
+    @Option(names = "--train-samples", paramLabel = "N", description = "Train on the first N images only.")
+    Integer trainSamples;
+
+    @Option(names = "--test-samples", paramLabel = "N", description = "Test on the first N images only.")
+    Integer testSamples;
+
+    @Option(names = "--data", paramLabel = "DIR", description = "Folder with the Fashion-MNIST files.")
+    Path data;
+
+    @Option(names = "--plot-dir", paramLabel = "DIR", description = "Where plots go. Default: runs/<date>T<time>/.")
+    Path plotDir;
+
+    @Option(names = "--quiet", description = "No progress bars and no windows.")
+    boolean quiet;
+
+    @Option(names = "--debug", description = "Show stack traces of errors.")
+    boolean debug;
+
+    @Override
+    public Integer call() {
+        Lesson lesson = Lessons.find(name).orElseThrow(() -> new UserError("there is no lesson '" + name
+                + "'; ./lab lessons lists them"));
+        for (var option : new Object[][] {{"--gpus", gpus}, {"--epochs", epochs}, {"--batch-size", batchSize}}) {
+            if (option[1] != null && (Integer) option[1] <= 0) {
+                throw new UserError(option[0] + " must be 1 or more, not " + option[1]);
+            }
+        }
+        lesson.run(new LessonContext(System.out, new DeviceSetup(backend, physical), gpus, data, trainSamples,
+                testSamples, epochs, batchSize, plotDir, quiet));
+        return 0;
+    }
+}

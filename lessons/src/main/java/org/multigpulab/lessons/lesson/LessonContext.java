@@ -1,0 +1,133 @@
+package org.multigpulab.lessons.lesson;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.multigpulab.core.data.FashionMnist;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.train.DataParallelTrainer;
+import org.multigpulab.core.train.TrainConfig;
+import org.multigpulab.core.train.TrainResult;
+import org.multigpulab.core.train.TrainingListener;
+import org.multigpulab.device.Device;
+import org.multigpulab.lessons.console.ProgressBars;
+import org.multigpulab.lessons.setup.DataSetup;
+import org.multigpulab.lessons.setup.DeviceSetup;
+import org.multigpulab.lessons.setup.PlotDir;
+
+/**
+ * What a lesson runs with: where it prints, which devices (the command line's {@code --backend}, {@code
+ * --physical}, {@code --gpus}), the data (cut with {@code --train-samples}, {@code --test-samples}), and how
+ * many epochs and where plots go. Lessons choose their own defaults; an option given wins. Not thread-safe.
+ */
+public final class LessonContext {
+
+    private final PrintStream out;
+    private final DeviceSetup devices;
+    private final Integer gpus;
+    private final Path dataDir;
+    private final Integer trainSamples;
+    private final Integer testSamples;
+    private final Integer epochs;
+    private final Integer batchSize;
+    private final Path plotDirOption;
+    private final boolean quiet;
+    private FashionMnist.Splits data;
+    private Path plotDir;
+
+    public LessonContext(PrintStream out, DeviceSetup devices, Integer gpus, Path dataDir, Integer trainSamples,
+                         Integer testSamples, Integer epochs, Integer batchSize, Path plotDir, boolean quiet) {
+        this.out = out;
+        this.devices = devices;
+        this.gpus = gpus;
+        this.dataDir = dataDir;
+        this.trainSamples = trainSamples;
+        this.testSamples = testSamples;
+        this.epochs = epochs;
+        this.batchSize = batchSize;
+        this.plotDirOption = plotDir;
+        this.quiet = quiet;
+    }
+
+    public PrintStream out() {
+        return out;
+    }
+
+    /** {@code --gpus}, or the lesson's own number. */
+    public int gpus(int lessonDefault) {
+        return gpus != null ? gpus : lessonDefault;
+    }
+
+    /** {@code --epochs}, or the lesson's own number. */
+    public int epochs(int lessonDefault) {
+        return epochs != null ? epochs : lessonDefault;
+    }
+
+    /** {@code --batch-size}, or the notebook's 256: the batch of one GPU, which lessons scale with k. */
+    public int batchSize() {
+        return batchSize != null ? batchSize : 256;
+    }
+
+    public List<Device> open(int count) {
+        return devices.open(count);
+    }
+
+    /** The data set, loaded once. */
+    public FashionMnist.Splits data() {
+        if (data == null) {
+            data = DataSetup.load(dataDir, trainSamples, testSamples).splits();
+        }
+        return data;
+    }
+
+    /** The folder for this lesson's plots, made on first use. */
+    public Path plots() {
+        if (plotDir == null) {
+            plotDir = PlotDir.create(plotDirOption);
+        }
+        return plotDir;
+    }
+
+    /** Whether to draw live windows and progress bars. */
+    public boolean interactive() {
+        return !quiet;
+    }
+
+    /**
+     * Trains the seed's LeNet (initial parameters from seed 1) on {@code count} devices with {@code config},
+     * tells {@code listener} each epoch, hands the trained replicas to {@code inspect} before they are freed,
+     * and closes the devices.
+     */
+    public TrainResult train(int count, TrainConfig config, GradientAllReduce allReduce, TrainingListener listener,
+                             Consumer<DataParallelTrainer> inspect) {
+        List<Device> opened = open(count);
+        List<TrainingListener> listeners = new ArrayList<>(List.of(listener));
+        ProgressBars bars = ProgressBars.wanted(quiet) ? new ProgressBars() : null;
+        if (bars != null) {
+            listeners.add(bars);
+        }
+        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, LeNet.initParams(1), config, allReduce)) {
+            TrainResult result = trainer.train(data(), TrainingListener.all(listeners));
+            inspect.accept(trainer);
+            return result;
+        } finally {
+            if (bars != null) {
+                bars.close();
+            }
+            opened.forEach(Device::close);
+        }
+    }
+
+    /** {@link #train} with the notebook's allreduce, nothing to inspect. */
+    public TrainResult train(int count, TrainConfig config, TrainingListener listener) {
+        return train(count, config, GradientAllReduce.NAIVE, listener, trainer -> { });
+    }
+
+    /** The notebook's recipe (batch 256, lr 0.2, shuffled with seed 1) for {@code epochs} epochs. */
+    public static TrainConfig recipe(int epochs, int batchSize, float lr) {
+        return new TrainConfig(epochs, batchSize, lr, 1, true, false);
+    }
+}

@@ -1,0 +1,73 @@
+package org.multigpulab.lessons.lesson;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.multigpulab.core.autograd.Tape;
+import org.multigpulab.core.autograd.Tensor;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.parallel.Replica;
+import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelCost;
+
+/** The notebook's "Model" cell: the LeNet variant, the shape after every step, and its parameter count. */
+public final class ModelLesson implements Lesson {
+
+    /** A layer's name and output shape for one image. */
+    public record Layer(String name, int[] shape) {
+    }
+
+    /** What the lesson shows: each layer's output shape and the number of parameters. */
+    public record Model(List<Layer> layers, int parameters) {
+    }
+
+    @Override
+    public String name() {
+        return "model";
+    }
+
+    @Override
+    public String summary() {
+        return "the LeNet variant: its layers, the shape after each, and its 129,068 parameters";
+    }
+
+    /** Runs one image through the model on the first device and records every layer's output shape. */
+    public Model inspect(LessonContext ctx) {
+        List<Device> devices = ctx.open(1);
+        List<Layer> layers = new ArrayList<>();
+        try (Replica replica = Replica.getParams(LeNet.initParams(0), devices.getFirst());
+             Tape tape = Tape.inference(replica.workspace())) {
+            Tensor x = tape.newTensor(false, 1, 1, LeNet.IMAGE_SIZE, LeNet.IMAGE_SIZE);
+            layers.add(new Layer("X", x.shape()));
+            LeNet.forward(tape, x, replica.params(), (name, t) -> layers.add(new Layer(name, t.shape())));
+        } finally {
+            devices.forEach(Device::close);
+        }
+        return new Model(layers, LeNet.parameterCount());
+    }
+
+    @Override
+    public void run(LessonContext ctx) {
+        var out = ctx.out();
+        Model model = inspect(ctx);
+        out.println("lenet(X, params) for one 28x28 image:");
+        for (Layer layer : model.layers()) {
+            out.printf("  %-14s %s%n", layer.name(), Arrays.toString(layer.shape()));
+        }
+        out.println("parameters (weights ~ N(0, 1) * 0.01, biases 0):");
+        for (HostTensor p : LeNet.initParams(0)) {
+            out.printf("  %-3s %-16s %,8d%n", p.name(), p.shapeText(), p.size());
+        }
+        out.printf("  total %,d%n", model.parameters());
+        List<HostTensor> params = LeNet.initParams(0);
+        double convParams = params.subList(0, 4).stream().mapToInt(HostTensor::size).sum();
+        long convFlops = new ConvShape(1, 1, 28, 28, 20, 3, 3).flops() + new ConvShape(1, 20, 13, 13, 50, 5, 5).flops();
+        long denseFlops = KernelCost.gemm(1, 128, 800, 0).flops() + KernelCost.gemm(1, 10, 128, 0).flops();
+        out.printf("Notice: the two convolutions hold %.0f%% of the parameters but do %.0f%% of the multiply-adds;"
+                        + " W3 alone is %.0f%% of the gradient the allreduce moves every step.%n",
+                100 * convParams / model.parameters(), 100.0 * convFlops / (convFlops + denseFlops),
+                100.0 * params.get(4).size() / model.parameters());
+    }
+}
