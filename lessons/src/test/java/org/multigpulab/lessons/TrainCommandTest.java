@@ -13,6 +13,7 @@ import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
+import org.multigpulab.lessons.plot.PlotFilesCheck;
 
 /** {@code ./lab train} end to end on a slice of the real data. */
 class TrainCommandTest {
@@ -26,7 +27,8 @@ class TrainCommandTest {
     private List<HostTensor> trainAndSave(String name, String... options) {
         Path file = dir.resolve(name);
         String[] args = java.util.stream.Stream.of(new String[] {"train", "--save", file.toString(),
-                "--load", dir.resolve("init.safetensors").toString()}, SLICE, options)
+                "--load", dir.resolve("init.safetensors").toString(), "--plot-dir", dir.resolve("plots").toString()},
+                SLICE, options)
                 .flatMap(java.util.Arrays::stream).toArray(String[]::new);
         LabRunner.Result r = LabRunner.run(args);
         assertEquals(0, r.exit(), r.err());
@@ -59,14 +61,17 @@ class TrainCommandTest {
     }
 
     @Test
-    void printsTheSeedsLineAndWritesTheReport() throws IOException {
+    void printsTheSeedsLineAndWritesTheReportAndTheCurve() throws Exception {
         Path report = dir.resolve("run.json");
+        Path plots = dir.resolve("plots");
         LabRunner.Result r = LabRunner.run("train", "--gpus", "2", "--train-samples", "1024", "--test-samples", "256",
-                "--epochs", "2", "--report", report.toString());
+                "--epochs", "2", "--report", report.toString(), "--plot-dir", plots.toString());
         assertEquals(0, r.exit(), r.err());
-        String[] lines = r.out().strip().split("\n");
-        assertTrue(lines[lines.length - 1].matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"),
+        List<String> lines = List.of(r.out().strip().split("\n"));
+        assertTrue(lines.get(lines.size() - 2).matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"),
                 r.out());
+        assertEquals("learning curve: " + plots.resolve("learning-curve.png"), lines.getLast());
+        PlotFilesCheck.assertChart(plots, "learning-curve");
         assertTrue(r.out().contains("epoch 1/2: train loss "), r.out());
         RunReport parsed = RunReport.fromJson(Files.readString(report));
         assertEquals(RunReport.SCHEMA, parsed.schema());
@@ -77,7 +82,8 @@ class TrainCommandTest {
         assertTrue(parsed.deviceStats().getFirst().flops() > 0);
         assertTrue(Files.readString(report).contains("\"wall_sec_per_epoch\""));
         try (var files = Files.list(dir)) {
-            assertEquals(List.of(report), files.toList(), "no temporary file is left beside the report");
+            assertEquals(java.util.Set.of(report, plots), java.util.Set.copyOf(files.toList()),
+                    "no temporary file is left beside the report");
         }
     }
 }

@@ -1,0 +1,165 @@
+package org.multigpulab.lessons.lesson;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.train.TrainResult;
+import org.multigpulab.lessons.plot.PlotFilesCheck;
+import org.multigpulab.lessons.setup.DeviceSetup;
+
+/**
+ * Every lesson on a slice of the real data (6,400 training and 1,000 test images, a per-GPU batch of 32,
+ * two epochs: enough steps for LeNet to leave its initial plateau), asserting what the lesson claims.
+ */
+class LessonsTest {
+
+    @TempDir
+    Path plots;
+
+    private final ByteArrayOutputStream printed = new ByteArrayOutputStream();
+
+    private LessonContext ctx(Integer gpus) {
+        return new LessonContext(new PrintStream(printed, true, StandardCharsets.UTF_8), new DeviceSetup("sim", null),
+                gpus, null, 6400, 1000, 2, 32, plots, true);
+    }
+
+    private String output() {
+        return printed.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void everyLessonIsListedOnceWithASummary() {
+        assertEquals(13, Lessons.ALL.size());
+        assertEquals(Lessons.ALL.size(), Lessons.ALL.stream().map(Lesson::name).distinct().count());
+        assertTrue(Lessons.ALL.stream().allMatch(l -> !l.summary().isBlank()));
+        assertTrue(Lessons.find("allreduce-bug").isPresent());
+    }
+
+    @Test
+    void modelHasTheSeedsShapesAndParameterCount() {
+        ModelLesson.Model model = new ModelLesson().inspect(ctx(null));
+        assertEquals(129_068, model.parameters());
+        assertArrayEquals(new int[] {1, 20, 26, 26}, model.layers().get(1).shape());
+        assertArrayEquals(new int[] {1, 800}, model.layers().get(6).shape());
+        assertArrayEquals(new int[] {1, 10}, model.layers().getLast().shape());
+        new ModelLesson().run(ctx(null));
+        assertTrue(output().contains("total 129,068"), output());
+    }
+
+    @Test
+    void paramsPrintsB1AsTheNotebookDoes() {
+        new ParamsLesson().run(ctx(2));
+        String zeros = "tensor([" + String.join(", ", java.util.Collections.nCopies(18, "0.")) + ",\n        0., 0.]";
+        assertTrue(output().contains("b1 weight: " + zeros + ", device='sim:0', requires_grad=True)"), output());
+        assertTrue(output().contains("device='sim:1', requires_grad=True)"), output());
+        assertEquals(2, output().split("b1 grad: None", -1).length - 1);
+    }
+
+    @Test
+    void allreduceGivesThreeOnBothDevices() {
+        List<float[]> after = new AllreduceLesson().demo(ctx(2), true);
+        assertArrayEquals(new float[] {3, 3}, after.get(0));
+        assertArrayEquals(new float[] {3, 3}, after.get(1));
+        assertTrue(output().contains("before allreduce:\n tensor([[1., 1.]], device='sim:0') \n tensor([[2., 2.]], device='sim:1')"),
+                output());
+        assertTrue(output().contains("after allreduce:\n tensor([[3., 3.]], device='sim:0') \n tensor([[3., 3.]], device='sim:1')"),
+                output());
+    }
+
+    @Test
+    void scatterSplitsTheRowsOfArange() {
+        List<float[]> rows = new ScatterLesson().demo(ctx(2), true);
+        assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, rows.get(0));
+        assertArrayEquals(new float[] {10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, rows.get(1));
+        assertTrue(output().contains("input : tensor([[ 0,  1,  2,  3,  4],\n        [ 5,  6,  7,  8,  9],"), output());
+        assertTrue(output().contains("a batch of 256 over 3 devices: [86, 85, 85]"), output());
+    }
+
+    @Test
+    void trainGivesTheSameAccuracyOnOneAndTwoGpus() throws Exception {
+        List<TrainResult> r = new TrainLesson().compare(ctx(2));
+        assertEquals(0.0, r.get(0).finalTestAcc() - r.get(1).finalTestAcc(), 0.01, "1 vs 2 GPUs");
+        assertTrue(r.get(0).finalTestAcc() > 0.3, "the slice is enough to learn: " + r.get(0).finalTestAcc());
+        PlotFilesCheck.assertChart(plots, "learning-curves");
+    }
+
+    @Test
+    void theNotebooksAllreduceLeavesStaleReplicas() {
+        AllreduceBugLesson lesson = new AllreduceBugLesson();
+        AllreduceBugLesson.Outcome buggy = lesson.train(ctx(4), AllreduceBugLesson.AS_WRITTEN);
+        AllreduceBugLesson.Outcome fixed = lesson.train(ctx(4), GradientAllReduce.NAIVE);
+        assertTrue(buggy.drift() > 1e-3, "replica 1 drifts from replica 0: " + buggy.drift());
+        assertEquals(0.0, fixed.drift(), "the fixed allreduce keeps replicas identical");
+        assertEquals(1, fixed.replicaAccuracy().stream().distinct().count(), fixed.replicaAccuracy().toString());
+        assertTrue(buggy.lastTestAcc() < fixed.lastTestAcc(), "the bug slows learning: " + buggy + " vs " + fixed);
+    }
+
+    @Test
+    void exercise1BiggerBatchesTakeFewerStepsAndLearnLessPerEpoch() throws Exception {
+        List<Exercise1Lesson.Row> rows = new Exercise1Lesson().rows(ctx(null));
+        assertEquals(List.of(200, 100, 50), rows.stream().map(Exercise1Lesson.Row::stepsPerEpoch).toList());
+        assertTrue(rows.getLast().testAcc() < rows.getFirst().testAcc(), rows.toString());
+        PlotFilesCheck.assertChart(plots, "exercise-1-accuracy");
+        PlotFilesCheck.assertChart(plots, "exercise-1-sec-per-epoch");
+    }
+
+    @Test
+    void exercise2TriesLearningRatesScaledWithTheGpus() throws Exception {
+        List<Exercise2Lesson.Row> rows = new Exercise2Lesson().rows(ctx(2));
+        assertEquals(List.of(0.2f, 0.2f, 0.4f), rows.stream().map(Exercise2Lesson.Row::lr).toList());
+        PlotFilesCheck.assertChart(plots, "exercise-2");
+    }
+
+    @Test
+    void exercise3MovesTheSameBytesButSpreadsThem() {
+        Exercise3Lesson lesson = new Exercise3Lesson();
+        Exercise3Lesson.Traffic naive = lesson.measure(ctx(4), "naive", GradientAllReduce.NAIVE);
+        Exercise3Lesson.Traffic spread = lesson.measure(ctx(4), "spread", GradientAllReduce.SPREAD);
+        long gradientBytes = 129_068L * Float.BYTES;
+        long steps = 2 * (6400 / 32);
+        assertEquals(List.of(3 * gradientBytes * steps, gradientBytes * steps, gradientBytes * steps, gradientBytes * steps),
+                naive.bytesReceived(), "naive: device 0 receives k-1 gradients a step, the others one");
+        assertEquals(naive.total(), spread.total());
+        assertTrue(spread.max() < naive.max(), naive + " vs " + spread);
+    }
+
+    @Test
+    void exercise4EveryReplicaScoresTheSame() {
+        List<Double> acc = new Exercise4Lesson().accuracies(ctx(3));
+        assertEquals(3, acc.size());
+        assertEquals(1, acc.stream().distinct().count(), acc.toString());
+    }
+
+    @Test
+    void conciseTrainsAsOnOneDevice() {
+        double[] acc = ConciseLesson.train(ctx(2), 2, 2, 32, 0.2f);
+        assertTrue(acc[1] > 0.3, Arrays.toString(acc));
+        assertTrue(output().strip().matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"), output());
+    }
+
+    @Test
+    void conciseExercise1ScalesBatchAndLearningRate() throws Exception {
+        List<ConciseExercise1Lesson.Row> rows = new ConciseExercise1Lesson().rows(ctx(null));
+        assertEquals(List.of(32, 64, 128), rows.stream().map(ConciseExercise1Lesson.Row::batchSize).toList());
+        assertEquals(List.of(0.2f, 0.4f, 0.8f), rows.stream().map(ConciseExercise1Lesson.Row::lr).toList());
+        PlotFilesCheck.assertChart(plots, "concise-exercise-1-accuracy");
+        PlotFilesCheck.assertChart(plots, "concise-exercise-1-sec-per-epoch");
+    }
+
+    @Test
+    void conciseExercise2MeasuresEveryDeviceAndSplitsInProportion() {
+        new ConciseExercise2Lesson().run(ctx(2));
+        assertTrue(output().matches("(?s).*measured .*: sim:0 \\d+ img/s, sim:1 \\d+ img/s.*"), output());
+        assertTrue(output().contains("a batch of 32 split in proportion: ["), output());
+    }
+}
