@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
         description = {"Data-parallel training of a CNN on several GPUs, simulated or real (d2l.ai 12.5).",
                 "", "Start with: ./lab train --gpus 2 --epochs 3"},
         subcommands = {TrainCommand.class, LessonsCommand.class, LessonCommand.class, DevicesCommand.class,
+                CompareCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Lab implements Runnable {
 

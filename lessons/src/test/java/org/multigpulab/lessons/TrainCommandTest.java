@@ -60,6 +60,25 @@ class TrainCommandTest {
         assertEquals(List.of("W1", "b1", "W2", "b2", "W3", "b3", "W4", "b4"), one.stream().map(HostTensor::name).toList());
     }
 
+    /**
+     * Our OpenCL kernels against the Java ones: the same start, data and order on opencl:0 and on two logical
+     * GPUs over cpu give parameters within 1e-4 relative. In CI a missing OpenCL platform fails the test.
+     */
+    @Test
+    void openClAndSimSaveTheSameParameters() {
+        var opencl = org.multigpulab.device.Backends.find("opencl").availability();
+        if (System.getenv("CI") != null) {
+            assertTrue(opencl.available(), "CI must run the OpenCL tests: " + opencl.reason());
+        } else {
+            org.junit.jupiter.api.Assumptions.assumeTrue(opencl.available(), opencl.reason());
+        }
+        SafeTensors.write(dir.resolve("init.safetensors"), LeNet.initParams(9));
+        List<HostTensor> gpu = trainAndSave("opencl.safetensors", "--backend", "opencl", "--gpus", "1");
+        List<HostTensor> sim = trainAndSave("sim.safetensors", "--backend", "sim", "--gpus", "2");
+        assertTrue(relativeDistance(gpu, sim) < 1e-4, "opencl:0 vs sim over cpu: " + relativeDistance(gpu, sim));
+        assertTrue(relativeDistance(sim, LeNet.initParams(9)) > 1e-3, "training changed the parameters");
+    }
+
     @Test
     void printsTheSeedsLineAndWritesTheReportAndTheCurve() throws Exception {
         Path report = dir.resolve("run.json");

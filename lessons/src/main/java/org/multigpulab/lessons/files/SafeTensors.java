@@ -77,9 +77,9 @@ public final class SafeTensors {
         try {
             bytes = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
-            throw new UserError("--load " + file + ": no such file");
+            throw new UserError(file + ": no such file");
         } catch (IOException e) {
-            throw new UserError("--load " + file + ": cannot read it (" + e.getMessage() + ")");
+            throw new UserError(file + ": cannot read it (" + e.getMessage() + ")");
         }
         if (bytes.length < 8) {
             throw corrupt(file, "it is " + bytes.length + " bytes long, shorter than the 8-byte header length");
@@ -176,6 +176,6 @@ public final class SafeTensors {
     }
 
     private static UserError corrupt(Path file, String why) {
-        return new UserError("--load " + file + " is not a readable safetensors file: " + why);
+        return new UserError(file + " is not a readable safetensors file: " + why);
     }
 }

@@ -1,0 +1,40 @@
+// Softmax cross-entropy, one work-item per row of logits [batch, classes]; labels are class indices as floats.
+
+// loss[r] = log(sum_j exp(z_j - max)) - (z_label - max)
+__kernel void softmax_xent_forward(__global const float* logits, int lo, __global const float* labels, int yo,
+                                   __global float* loss, int so, int classes) {
+    int r = get_global_id(0);
+    __global const float* z = logits + lo + r * classes;
+    float m = z[0];
+    for (int j = 1; j < classes; j++) m = fmax(m, z[j]);
+    float sum = 0.0f;
+    for (int j = 0; j < classes; j++) sum += exp(z[j] - m);
+    loss[so + r] = log(sum) - (z[(int) labels[yo + r]] - m);
+}
+
+// d[r,j] = softmax(z)_j - (j == label): the gradient of the summed loss
+__kernel void softmax_xent_backward(__global const float* logits, int lo, __global const float* labels, int yo,
+                                    __global float* d, int dof, int classes) {
+    int r = get_global_id(0);
+    __global const float* z = logits + lo + r * classes;
+    float m = z[0];
+    for (int j = 1; j < classes; j++) m = fmax(m, z[j]);
+    float sum = 0.0f;
+    for (int j = 0; j < classes; j++) sum += exp(z[j] - m);
+    int label = (int) labels[yo + r];
+    for (int j = 0; j < classes; j++)
+        d[dof + r * classes + j] = exp(z[j] - m) / sum - (j == label ? 1.0f : 0.0f);
+}
+
+// count[0] = rows whose first maximum sits at the label; a single work-item: batches are small
+__kernel void argmax_matches(__global const float* logits, int lo, __global const float* labels, int yo,
+                             __global float* count, int co, int batch, int classes) {
+    int matches = 0;
+    for (int r = 0; r < batch; r++) {
+        __global const float* z = logits + lo + r * classes;
+        int best = 0;
+        for (int j = 1; j < classes; j++) if (z[j] > z[best]) best = j;
+        if (best == (int) labels[yo + r]) matches++;
+    }
+    count[co] = (float) matches;
+}

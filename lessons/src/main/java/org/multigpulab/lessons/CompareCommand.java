@@ -1,0 +1,66 @@
+package org.multigpulab.lessons;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.lessons.errors.UserError;
+import org.multigpulab.lessons.files.SafeTensors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code ./lab compare A B}: how far two saved parameter files are apart, overall and per tensor. */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = {"Compare two safetensors files of the model's parameters (from train --save).",
+                "Prints ||A - B|| / ||B|| over all parameters and the largest difference per tensor."})
+final class CompareCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "A")
+    Path a;
+
+    @Parameters(index = "1", paramLabel = "B")
+    Path b;
+
+    @Option(names = "--tolerance", paramLabel = "REL",
+            description = "Exit with status 1 when the relative distance exceeds REL.")
+    Double tolerance;
+
+    @Option(names = "--debug", description = "Show stack traces of errors.")
+    boolean debug;
+
+    @Override
+    public Integer call() {
+        List<HostTensor> x = SafeTensors.read(a), y = SafeTensors.read(b);
+        List<String> names = y.stream().map(HostTensor::name).toList();
+        if (!x.stream().map(HostTensor::name).toList().equals(names)) {
+            throw new UserError(a + " and " + b + " hold different tensors: "
+                    + x.stream().map(HostTensor::name).toList() + " and " + names);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        double diff = 0, norm = 0;
+        for (int p = 0; p < x.size(); p++) {
+            if (!java.util.Arrays.equals(x.get(p).shape(), y.get(p).shape())) {
+                throw new UserError(names.get(p) + " has shape " + x.get(p).shapeText() + " in " + a + " but "
+                        + y.get(p).shapeText() + " in " + b);
+            }
+            double max = 0;
+            for (int i = 0; i < x.get(p).size(); i++) {
+                double d = x.get(p).values()[i] - y.get(p).values()[i];
+                diff += d * d;
+                norm += (double) y.get(p).values()[i] * y.get(p).values()[i];
+                max = Math.max(max, Math.abs(d));
+            }
+            out.printf("  %-3s %-16s max |A - B| %.3g%n", names.get(p), x.get(p).shapeText(), max);
+        }
+        double relative = Math.sqrt(diff / norm);
+        out.printf("relative distance ||A - B|| / ||B|| = %.3g%n", relative);
+        out.flush();
+        return tolerance != null && !(relative <= tolerance) ? Lab.EXIT_FAILED : 0;
+    }
+}
