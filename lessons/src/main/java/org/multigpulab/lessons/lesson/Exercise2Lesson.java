@@ -20,17 +20,18 @@ public final class Exercise2Lesson implements Lesson {
 
     @Override
     public String summary() {
-        return "learning rate against GPUs: batch k*256 on k GPUs with lr 0.2, 0.2*k/2 and 0.2*k";
+        return "learning rate against GPUs: batch k*256 on k GPUs with lr 0.2, 0.2*sqrt(k) and 0.2*k";
     }
 
     public List<Row> rows(LessonContext ctx) {
-        int k = ctx.gpus(4);
-        int epochs = ctx.epochs(3);
+        int k = ctx.gpus(2);
+        int epochs = ctx.epochs(5);
         List<Curve> curves = new ArrayList<>();
         LearningCurve chart = new LearningCurve("batch " + ctx.batchSize() * k + " on " + k + " GPUs: learning rate",
                 ctx.plots(), "exercise-2", ctx.interactive(), curves);
         List<Row> rows = new ArrayList<>();
-        for (float lr : new float[] {0.2f, 0.2f * k / 2, 0.2f * k}) {
+        // unchanged, the square-root rule, the linear rule
+        for (float lr : new float[] {0.2f, (float) (0.2 * Math.sqrt(k)), 0.2f * k}) {
             Curve test = new Curve("test acc, lr " + lr), train = new Curve("train acc, lr " + lr);
             curves.add(test);
             curves.add(train);
@@ -46,8 +47,8 @@ public final class Exercise2Lesson implements Lesson {
         List<Row> rows = rows(ctx);
         Row best = rows.stream().max(java.util.Comparator.comparingDouble(Row::testAcc)).orElseThrow();
         ctx.out().printf("Notice: a k-times larger batch averages k times more samples per step and takes k times fewer"
-                        + " steps, so the rule of thumb is to scale lr with k (here from %.2f to %.2f); too large a"
-                        + " step diverges, and warm-up helps for large k. Best here: lr %.2f, test acc %.3f."
+                        + " steps, so the rules of thumb scale lr with k (linear, here %.2f to %.2f) or with its square"
+                        + " root; too large a step diverges, and warm-up helps for large k. Best here: lr %.2f, test acc %.3f."
                         + " Plot: %s%n", rows.getFirst().lr(), rows.getLast().lr(), best.lr(), best.testAcc(),
                 ctx.plots().resolve("exercise-2.png"));
     }
