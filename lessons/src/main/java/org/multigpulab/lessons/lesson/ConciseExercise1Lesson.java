@@ -35,10 +35,10 @@ public final class ConciseExercise1Lesson implements Lesson {
             time.add(k, r.secPerEpoch());
             ctx.out().printf("k=%d, batch %d, lr %.1f: %s%n", k, ctx.batchSize() * k, 0.2f * k, r.summaryLine());
         }
-        ChartFiles.save(Charts.lines("test accuracy after " + epochs + " epochs (batch and lr scaled with k)", "GPUs",
-                "test accuracy", List.of(acc), true), ctx.plots(), "concise-exercise-1-accuracy");
-        ChartFiles.save(Charts.lines("sec/epoch against GPUs (batch and lr scaled with k)", "GPUs",
-                "wall seconds per epoch", List.of(time), false), ctx.plots(), "concise-exercise-1-sec-per-epoch");
+        ChartFiles.save(Charts.bars("test accuracy after " + epochs + " epochs (batch and lr scaled with k)", "GPUs",
+                "test accuracy", List.of(acc)), ctx.plots(), "concise-exercise-1-accuracy");
+        ChartFiles.save(Charts.bars("sec/epoch against GPUs (batch and lr scaled with k)", "GPUs",
+                "wall seconds per epoch", List.of(time)), ctx.plots(), "concise-exercise-1-sec-per-epoch");
         return rows;
     }
 

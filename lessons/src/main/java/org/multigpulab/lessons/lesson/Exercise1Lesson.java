@@ -44,8 +44,8 @@ public final class Exercise1Lesson implements Lesson {
             time.add(k, r.secPerEpoch());
             ctx.out().printf("k=%d, batch %d: %d steps/epoch; %s%n", k, k * base, steps, r.summaryLine());
         }
-        ChartFiles.save(Charts.lines("sec/epoch against GPUs (batch k*" + base + ")", "GPUs", "wall seconds per epoch",
-                List.of(time), false), ctx.plots(), "exercise-1-sec-per-epoch");
+        ChartFiles.save(Charts.bars("sec/epoch against GPUs (batch k*" + base + ")", "GPUs", "wall seconds per epoch",
+                List.of(time)), ctx.plots(), "exercise-1-sec-per-epoch");
         return rows;
     }
 

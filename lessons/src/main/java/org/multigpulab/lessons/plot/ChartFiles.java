@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder;
-import org.knowm.xchart.XYChart;
+import org.knowm.xchart.internal.chartpart.Chart;
 import org.multigpulab.lessons.files.AtomicFile;
 
 /** Saves a chart as {@code NAME.png} and {@code NAME.svg} in a folder, each written whole or not at all. */
@@ -14,7 +14,7 @@ public final class ChartFiles {
     }
 
     /** The two files written. */
-    public static List<Path> save(XYChart chart, Path dir, String name) {
+    public static List<Path> save(Chart<?, ?> chart, Path dir, String name) {
         Path png = dir.resolve(name + ".png");
         Path svg = dir.resolve(name + ".svg");
         AtomicFile.write(png, out -> BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG));

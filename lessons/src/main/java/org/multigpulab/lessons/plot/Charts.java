@@ -4,9 +4,12 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.util.List;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.CategoryStyler;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.XYStyler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
@@ -38,6 +41,31 @@ public final class Charts {
             chart.getStyler().setYAxisMax(1.0);
         }
         curves.stream().filter(c -> !c.isEmpty()).forEach(c -> addTo(chart, c));
+        return chart;
+    }
+
+    /**
+     * A bar chart with one group of bars per point of the curves' x values (a number of GPUs, say): for
+     * counts, where a line would suggest values in between.
+     */
+    public static CategoryChart bars(String title, String xTitle, String yTitle, List<Curve> curves) {
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+                .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        CategoryStyler style = chart.getStyler();
+        style.setChartBackgroundColor(Color.WHITE);
+        style.setPlotBackgroundColor(Color.WHITE);
+        style.setPlotGridLinesColor(new Color(220, 220, 220));
+        style.setLegendPosition(Styler.LegendPosition.OutsideS);
+        style.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
+        style.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+        style.setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
+        style.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+        style.setXAxisDecimalPattern("#");
+        style.setLabelsVisible(true);
+        style.setDecimalPattern("#0.0##");
+        for (Curve c : curves) {
+            chart.addSeries(c.label(), c.xs(), c.ys());
+        }
         return chart;
     }
 
