@@ -6,7 +6,7 @@ import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.lesson.Lesson;
 import org.multigpulab.lessons.lesson.LessonContext;
 import org.multigpulab.lessons.lesson.Lessons;
-import org.multigpulab.lessons.setup.DeviceSetup;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -20,14 +20,11 @@ final class LessonCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", description = "The lesson (./lab lessons lists them).")
     String name;
 
-    @Option(names = "--backend", paramLabel = "NAME", defaultValue = "sim", description = "Default: ${DEFAULT-VALUE}.")
-    String backend;
+    @CommandLine.Mixin
+    DeviceOptions devicesOptions;
 
-    @Option(names = "--physical", paramLabel = "NAME", description = "For --backend sim: the device underneath (default cpu).")
-    String physical;
-
-    @Option(names = "--gpus", paramLabel = "N", description = "Number of devices, where the lesson uses one number.")
-    Integer gpus;
+    @CommandLine.Mixin
+    DataOptions dataOptions;
 
     @Option(names = "--epochs", paramLabel = "N", description = "Epochs of each training run (each lesson has its own default).")
     Integer epochs;
@@ -35,15 +32,6 @@ final class LessonCommand implements Callable<Integer> {
     @Option(names = "--batch-size", paramLabel = "N",
             description = "The batch of one GPU, which lessons scale with the number of GPUs. Default: 256.")
     Integer batchSize;
-
-    @Option(names = "--train-samples", paramLabel = "N", description = "Train on the first N images only.")
-    Integer trainSamples;
-
-    @Option(names = "--test-samples", paramLabel = "N", description = "Test on the first N images only.")
-    Integer testSamples;
-
-    @Option(names = "--data", paramLabel = "DIR", description = "Folder with the Fashion-MNIST files.")
-    Path data;
 
     @Option(names = "--plot-dir", paramLabel = "DIR", description = "Where plots go. Default: runs/<date>T<time>/.")
     Path plotDir;
@@ -58,13 +46,13 @@ final class LessonCommand implements Callable<Integer> {
     public Integer call() {
         Lesson lesson = Lessons.find(name).orElseThrow(() -> new UserError("there is no lesson '" + name
                 + "'; ./lab lessons lists them"));
-        for (var option : new Object[][] {{"--gpus", gpus}, {"--epochs", epochs}, {"--batch-size", batchSize}}) {
+        for (var option : new Object[][] {{"--gpus", devicesOptions.gpus}, {"--epochs", epochs}, {"--batch-size", batchSize}}) {
             if (option[1] != null && (Integer) option[1] <= 0) {
                 throw new UserError(option[0] + " must be 1 or more, not " + option[1]);
             }
         }
-        lesson.run(new LessonContext(System.out, new DeviceSetup(backend, physical), gpus, data, trainSamples,
-                testSamples, epochs, batchSize, plotDir, quiet));
+        lesson.run(new LessonContext(System.out, devicesOptions.setup(), devicesOptions.gpus, dataOptions.data,
+                dataOptions.trainSamples, dataOptions.testSamples, epochs, batchSize, plotDir, quiet));
         return 0;
     }
 }

@@ -45,17 +45,8 @@ final class TrainCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--backend", paramLabel = "NAME", defaultValue = "sim",
-            description = "Device backend: sim, cpu, ... (./lab devices lists them). Default: ${DEFAULT-VALUE}.")
-    String backend;
-
-    @Option(names = "--physical", paramLabel = "NAME",
-            description = "For --backend sim: the backend whose device the logical GPUs run on. Default: cpu.")
-    String physical;
-
-    @Option(names = "--gpus", paramLabel = "N",
-            description = "Number of devices (the notebook's num_gpus). Default: 2 on sim, else 1.")
-    Integer gpus;
+    @CommandLine.Mixin
+    DeviceOptions devicesOptions;
 
     @Option(names = "--epochs", paramLabel = "N", defaultValue = "5", description = "Default: ${DEFAULT-VALUE}.")
     int epochs;
@@ -71,18 +62,11 @@ final class TrainCommand implements Callable<Integer> {
             description = "Seeds the initial parameters and the shuffling. Default: ${DEFAULT-VALUE}.")
     long seed;
 
-    @Option(names = "--train-samples", paramLabel = "N", description = "Train on the first N images only (of 60000).")
-    Integer trainSamples;
-
-    @Option(names = "--test-samples", paramLabel = "N", description = "Test on the first N images only (of 10000).")
-    Integer testSamples;
+    @CommandLine.Mixin
+    DataOptions dataOptions;
 
     @Option(names = "--no-shuffle", description = "Keep the data set's order instead of shuffling every epoch.")
     boolean noShuffle;
-
-    @Option(names = "--data", paramLabel = "DIR",
-            description = "Folder with the four Fashion-MNIST files. Default: $FASHION_MNIST_DIR, ~/.cache/multigpu-lab, /usr/share/datasets/fashion-mnist, else fetched.")
-    Path data;
 
     @Option(names = "--load", paramLabel = "FILE", description = "Start from parameters in a safetensors file.")
     Path load;
@@ -106,8 +90,8 @@ final class TrainCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintStream out = System.out;
-        DeviceSetup deviceSetup = new DeviceSetup(backend, physical);
-        int devices = gpus != null ? gpus : deviceSetup.defaultCount();
+        DeviceSetup deviceSetup = devicesOptions.setup();
+        int devices = devicesOptions.gpus != null ? devicesOptions.gpus : deviceSetup.defaultCount();
         requirePositive("--gpus", devices);
         requirePositive("--epochs", epochs);
         requirePositive("--batch-size", batchSize);
@@ -125,7 +109,7 @@ final class TrainCommand implements Callable<Integer> {
             AtomicFile.checkWritable("--report", report);
         }
         List<HostTensor> init = load == null ? LeNet.initParams(seed) : loadParams(load);
-        DataSetup data = DataSetup.load(this.data, trainSamples, testSamples);
+        DataSetup data = DataSetup.load(dataOptions.data, dataOptions.trainSamples, dataOptions.testSamples);
         FashionMnist.Splits splits = data.splits();
         TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug);
 
@@ -152,7 +136,7 @@ final class TrainCommand implements Callable<Integer> {
                 SafeTensors.write(save, trainer.parameters());
             }
             if (report != null) {
-                RunReport.of(new RunReport.Config(backend, physical, devices, epochs, batchSize, lr, seed, !noShuffle,
+                RunReport.of(new RunReport.Config(devicesOptions.backend, devicesOptions.physical, devices, epochs, batchSize, lr, seed, !noShuffle,
                         splits.train().count(), splits.test().count(), data.dir().toString(),
                         load == null ? null : load.toString()), result, opened).write(report);
             }

@@ -24,7 +24,7 @@ class ArchitectureTest {
     @Test
     void everyModuleIsOnTheClassPath() {
         for (String pkg : new String[] {"org.multigpulab.device", "org.multigpulab.core", "org.multigpulab.backend.cpu",
-                "org.multigpulab.backend.sim", "org.multigpulab.lessons"}) {
+                "org.multigpulab.backend.sim", "org.multigpulab.backend.opencl", "org.multigpulab.lessons"}) {
             if (classes.stream().noneMatch(c -> c.getPackageName().startsWith(pkg))) {
                 throw new AssertionError("no classes of " + pkg + " were imported; the rules below would pass vacuously");
             }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.BufferBase;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceId;
@@ -153,10 +154,7 @@ final class OpenClDevice implements Device {
     }
 
     private OpenClBuffer own(Buffer buffer, String role) {
-        if (buffer.device() != this) {
-            throw new DeviceException(role + " lives on " + buffer.device().id() + ", not on " + id());
-        }
-        return (OpenClBuffer) buffer;
+        return BufferBase.own(this, buffer, OpenClBuffer.class, role);
     }
 
     private MemorySegment staging(long bytes) {
@@ -202,10 +200,7 @@ final class OpenClDevice implements Device {
     @Override
     public void copyFromPeer(Buffer src, Buffer dst) {
         OpenClBuffer d = own(dst, "the copy target");
-        if (src.length() != d.length()) {
-            throw new DeviceException("copy from " + src.device().id() + " to " + id() + ": lengths differ ("
-                    + src.length() + " and " + d.length() + ")");
-        }
+        BufferBase.checkSameLength(src, d);
         long bytes = (long) d.length() * Float.BYTES;
         if (src instanceof OpenClBuffer s && s.device() == this) {
             if (bytes > 0) {

@@ -1,6 +1,7 @@
 package org.multigpulab.backend.cpu;
 
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.BufferBase;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceId;
@@ -50,10 +51,7 @@ final class CpuDevice implements Device {
     }
 
     private CpuBuffer own(Buffer buffer, String role) {
-        if (buffer.device() != this) {
-            throw new DeviceException(role + " lives on " + buffer.device().id() + ", not on " + id());
-        }
-        return (CpuBuffer) buffer;
+        return BufferBase.own(this, buffer, CpuBuffer.class, role);
     }
 
     @Override
@@ -73,10 +71,7 @@ final class CpuDevice implements Device {
     @Override
     public void copyFromPeer(Buffer src, Buffer dst) {
         CpuBuffer d = own(dst, "the copy target");
-        if (src.length() != d.length()) {
-            throw new DeviceException("copy from " + src.device().id() + " to " + id() + ": lengths differ ("
-                    + src.length() + " and " + d.length() + ")");
-        }
+        BufferBase.checkSameLength(src, d);
         if (src instanceof CpuBuffer s) {
             System.arraycopy(s.data, s.offset, d.data, d.offset, d.length());
         } else {

@@ -1,43 +1,28 @@
 package org.multigpulab.backend.sim;
 
 import org.multigpulab.device.Buffer;
-import org.multigpulab.device.Device;
+import org.multigpulab.device.BufferBase;
 
 /** A buffer of one logical GPU, held in the memory of the physical device underneath. */
-final class SimBuffer implements Buffer {
+final class SimBuffer extends BufferBase {
 
     private final SimDevice device;
     final Buffer physical;
-    private final boolean owner;
-    private boolean closed;
 
     SimBuffer(SimDevice device, Buffer physical, boolean owner) {
+        super(device, physical.length(), owner);
         this.device = device;
         this.physical = physical;
-        this.owner = owner;
     }
 
     @Override
-    public Device device() {
-        return device;
+    protected Buffer view(int offset, int count) {
+        return new SimBuffer(device, physical.slice(offset, count), false);
     }
 
     @Override
-    public int length() {
-        return physical.length();
-    }
-
-    @Override
-    public Buffer slice(int offset, int length) {
-        return new SimBuffer(device, physical.slice(offset, length), false);
-    }
-
-    @Override
-    public void close() {
-        if (owner && !closed) {
-            closed = true;
-            physical.close();
-            device.freed(this);
-        }
+    protected void free() {
+        physical.close();
+        device.freed(this);
     }
 }

@@ -1,8 +1,8 @@
 package org.multigpulab.backend.sim;
 
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.BufferBase;
 import org.multigpulab.device.Device;
-import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceId;
 import org.multigpulab.device.DeviceInfo;
 import org.multigpulab.device.DeviceStats;
@@ -56,10 +56,7 @@ final class SimDevice implements Device {
     }
 
     private SimBuffer own(Buffer buffer, String role) {
-        if (buffer.device() != this) {
-            throw new DeviceException(role + " lives on " + buffer.device().id() + ", not on " + id());
-        }
-        return (SimBuffer) buffer;
+        return BufferBase.own(this, buffer, SimBuffer.class, role);
     }
 
     @Override
