@@ -2,8 +2,9 @@ package org.multigpulab.device;
 
 /**
  * What a device has done since it was opened: kernels launched, their floating-point operations and the bytes
- * they read and wrote, host-observed time inside kernel calls, bytes moved from and to the host and from peer
- * devices, and memory in use now and at its peak. An immutable snapshot.
+ * they read and wrote, host-observed time inside kernel calls, bytes moved from and to the host, received from
+ * and sent to peer devices (sent is counted where the backend sees both ends, as {@code sim} does), and memory
+ * in use now and at its peak. An immutable snapshot.
  */
 public record DeviceStats(
         long kernelLaunches,
@@ -13,6 +14,7 @@ public record DeviceStats(
         long bytesUploaded,
         long bytesDownloaded,
         long bytesFromPeers,
+        long bytesToPeers,
         long allocatedBytes,
         long peakAllocatedBytes) {
 

@@ -14,6 +14,7 @@ public final class StatsCounter implements KernelObserver {
     private long bytesUploaded;
     private long bytesDownloaded;
     private long bytesFromPeers;
+    private long bytesToPeers;
     private long allocatedBytes;
     private long peakAllocatedBytes;
 
@@ -37,6 +38,10 @@ public final class StatsCounter implements KernelObserver {
         bytesFromPeers += bytes;
     }
 
+    public void sentToPeer(long bytes) {
+        bytesToPeers += bytes;
+    }
+
     public void allocated(long bytes) {
         allocatedBytes += bytes;
         peakAllocatedBytes = Math.max(peakAllocatedBytes, allocatedBytes);
@@ -52,6 +57,6 @@ public final class StatsCounter implements KernelObserver {
 
     public DeviceStats snapshot() {
         return new DeviceStats(kernelLaunches, flops, kernelBytes, kernelNanos,
-                bytesUploaded, bytesDownloaded, bytesFromPeers, allocatedBytes, peakAllocatedBytes);
+                bytesUploaded, bytesDownloaded, bytesFromPeers, bytesToPeers, allocatedBytes, peakAllocatedBytes);
     }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.parallel.GradientAllReduce;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainResult;
@@ -65,6 +66,11 @@ final class TrainCommand implements Callable<Integer> {
     @CommandLine.Mixin
     DataOptions dataOptions;
 
+    @Option(names = "--allreduce", paramLabel = "ALGO", defaultValue = "naive",
+            description = "How gradients are summed: naive (the notebook's, via device 0), spread (each parameter on"
+                    + " its own device), ring, tree. Default: ${DEFAULT-VALUE}.")
+    String allreduce;
+
     @Option(names = "--no-shuffle", description = "Keep the data set's order instead of shuffling every epoch.")
     boolean noShuffle;
 
@@ -102,6 +108,7 @@ final class TrainCommand implements Callable<Integer> {
             throw new UserError("--batch-size " + batchSize + " cannot be split over " + devices
                     + " devices; use a batch of at least " + devices);
         }
+        GradientAllReduce allReduce = GradientAllReduce.named(allreduce);
         if (save != null) {
             AtomicFile.checkWritable("--save", save);
         }
@@ -125,7 +132,7 @@ final class TrainCommand implements Callable<Integer> {
                     + splits.train().count() + " training and " + splits.test().count() + " test images, "
                     + epochs + " epochs, batch " + batchSize + ", lr " + lr);
         }
-        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, init, config)) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, init, config, allReduce)) {
             Path plots = PlotDir.create(plotDir);
             Curve test = new Curve("test acc"), train = new Curve("train acc");
             listeners.add(new LearningCurve("LeNet on " + trainer.deviceIds(), plots, "learning-curve", !quiet,
@@ -136,7 +143,7 @@ final class TrainCommand implements Callable<Integer> {
                 SafeTensors.write(save, trainer.parameters());
             }
             if (report != null) {
-                RunReport.of(new RunReport.Config(devicesOptions.backend, devicesOptions.physical, devices, epochs, batchSize, lr, seed, !noShuffle,
+                RunReport.of(new RunReport.Config(devicesOptions.backend, devicesOptions.physical, devices, allreduce, epochs, batchSize, lr, seed, !noShuffle,
                         splits.train().count(), splits.test().count(), data.dir().toString(),
                         load == null ? null : load.toString()), result, opened).write(report);
             }

@@ -78,7 +78,8 @@ class BadInputTest {
                 Arguments.of(List.of("--save", dir.resolve("no/such/folder/p.safetensors").toString()), "does not exist"),
                 Arguments.of(List.of("--report", dir.toString()), "is a folder"),
                 Arguments.of(List.of("--epochs"), "Missing required parameter"),
-                Arguments.of(List.of("--gpu", "2"), "Unknown options: '--gpu', '2'"));
+                Arguments.of(List.of("--gpu", "2"), "Unknown options: '--gpu', '2'"),
+                Arguments.of(List.of("--allreduce", "butterfly"), "unknown allreduce algorithm 'butterfly'"));
     }
 
     @ParameterizedTest

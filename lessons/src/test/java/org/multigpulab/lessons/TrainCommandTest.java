@@ -84,7 +84,7 @@ class TrainCommandTest {
         Path report = dir.resolve("run.json");
         Path plots = dir.resolve("plots");
         LabRunner.Result r = LabRunner.run("train", "--gpus", "2", "--train-samples", "1024", "--test-samples", "256",
-                "--epochs", "2", "--report", report.toString(), "--plot-dir", plots.toString());
+                "--epochs", "2", "--report", report.toString(), "--plot-dir", plots.toString(), "--allreduce", "ring");
         assertEquals(0, r.exit(), r.err());
         List<String> lines = List.of(r.out().strip().split("\n"));
         assertTrue(lines.get(lines.size() - 2).matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"),
@@ -97,6 +97,10 @@ class TrainCommandTest {
         assertEquals(2, parsed.epochs().size());
         assertEquals(List.of("sim:0", "sim:1"), parsed.devices());
         assertEquals(1024, parsed.config().trainSamples());
+        assertEquals("ring", parsed.config().allreduce());
+        long gradientBytes = 129_068L * Float.BYTES, steps = 2 * (1024 / 256);
+        assertEquals(gradientBytes * steps, parsed.deviceStats().get(1).bytesFromPeers(),
+                "a ring of 2 moves the whole gradient once per step into each device");
         assertEquals(parsed.epochs().get(1).testAcc(), parsed.finalResult().testAcc());
         assertTrue(parsed.deviceStats().getFirst().flops() > 0);
         assertTrue(Files.readString(report).contains("\"wall_sec_per_epoch\""));

@@ -78,7 +78,11 @@ final class SimDevice implements Device {
         SimBuffer d = own(dst, "the copy target");
         Buffer from = src instanceof SimBuffer s ? s.physical : src;
         cluster.physical().copyFromPeer(from, d.physical);
-        stats.copiedFromPeer((long) d.length() * Float.BYTES);
+        long bytes = (long) d.length() * Float.BYTES;
+        stats.copiedFromPeer(bytes);
+        if (src.device() instanceof SimDevice sender) {
+            sender.stats.sentToPeer(bytes);
+        }
     }
 
     @Override

@@ -46,6 +46,8 @@ class SimBackendTest {
         assertArrayEquals(new float[] {1, 2, 3}, devices.get(1).download(dst));
         assertEquals(12, devices.get(1).stats().bytesFromPeers());
         assertEquals(0, devices.get(0).stats().bytesFromPeers());
+        assertEquals(12, devices.get(0).stats().bytesToPeers(), "the sender counts what it sent");
+        assertEquals(0, devices.get(1).stats().bytesToPeers());
     }
 
     @Test

@@ -17,4 +17,22 @@ public interface GradientAllReduce {
 
     /** Parameter {@code i} summed on device {@code i mod k}, so the devices share the work (d2l §12.5, exercise 3). */
     GradientAllReduce SPREAD = (param, grads) -> Collectives.allReduce(grads, param % grads.size());
+
+    /** Reduce-scatter then all-gather around a ring. */
+    GradientAllReduce RING = (param, grads) -> Collectives.ringAllReduce(grads);
+
+    /** Up and down a binary tree rooted at device 0. */
+    GradientAllReduce TREE = (param, grads) -> Collectives.treeAllReduce(grads);
+
+    /** The algorithm called {@code name} on the command line: naive, spread, ring or tree. */
+    static GradientAllReduce named(String name) {
+        return switch (name) {
+            case "naive" -> NAIVE;
+            case "spread" -> SPREAD;
+            case "ring" -> RING;
+            case "tree" -> TREE;
+            default -> throw new IllegalArgumentException("unknown allreduce algorithm '" + name
+                    + "'; choose naive, spread, ring or tree");
+        };
+    }
 }

@@ -69,6 +69,26 @@ class DataParallelTrainerTest {
         assertTrue(relativeDistance(one, init) > 1e-3, "training must have changed the parameters");
     }
 
+    /** Every allreduce algorithm trains the same model: the sums differ only in their order. */
+    @ParameterizedTest
+    @ValueSource(strings = {"spread", "ring", "tree"})
+    void everyAllreduceAlgorithmGivesTheParametersOfTheNaiveOne(String algorithm) {
+        FashionMnist.Splits data = Synthetic.splits(200, 50);
+        TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true);
+        List<HostTensor> init = LeNet.initParams(0);
+        List<HostTensor> naive, other;
+        try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), init, config)) {
+            t.train(data, new TrainingListener() { });
+            naive = t.parameters();
+        }
+        try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), init, config,
+                org.multigpulab.core.parallel.GradientAllReduce.named(algorithm))) {
+            t.train(data, new TrainingListener() { });
+            other = t.parameters();
+        }
+        assertTrue(relativeDistance(other, naive) < 1e-5, algorithm + ": " + relativeDistance(other, naive));
+    }
+
     /** A fixed slice of the real set: the first 6,400 training and 1,000 test images, two epochs on 2 devices. */
     @Test
     void theLossFallsOnRealData() {

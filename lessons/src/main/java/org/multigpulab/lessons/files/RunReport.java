@@ -21,7 +21,7 @@ public record RunReport(String schema, Config config, List<String> devices, List
     public static final String SCHEMA = "multigpu-lab/run-report/1";
 
     /** The options the run was started with. */
-    public record Config(String backend, String physical, int gpus, int epochs, int batchSize, float lr, long seed,
+    public record Config(String backend, String physical, int gpus, String allreduce, int epochs, int batchSize, float lr, long seed,
                          boolean shuffle, int trainSamples, int testSamples, String dataDir, String load) {
     }
 
@@ -33,7 +33,7 @@ public record RunReport(String schema, Config config, List<String> devices, List
 
     /** What each device did over the whole run, from its {@link DeviceStats}. */
     public record DeviceSummary(String device, long kernelLaunches, long flops, long bytesUploaded,
-                                long bytesDownloaded, long bytesFromPeers, long peakBytes) {
+                                long bytesDownloaded, long bytesFromPeers, long bytesToPeers, long peakBytes) {
     }
 
     private static final Gson GSON = new GsonBuilder()
@@ -49,7 +49,7 @@ public record RunReport(String schema, Config config, List<String> devices, List
         List<DeviceSummary> stats = devices.stream().map(d -> {
             DeviceStats s = d.stats();
             return new DeviceSummary(d.id().toString(), s.kernelLaunches(), s.flops(), s.bytesUploaded(),
-                    s.bytesDownloaded(), s.bytesFromPeers(), s.peakAllocatedBytes());
+                    s.bytesDownloaded(), s.bytesFromPeers(), s.bytesToPeers(), s.peakAllocatedBytes());
         }).toList();
         return new RunReport(SCHEMA, config, result.devices().stream().map(Object::toString).toList(), epochs,
                 new Final(result.finalTestAcc(), result.secPerEpoch()), stats);
