@@ -31,7 +31,7 @@ public final class Exercise3Lesson implements Lesson {
 
     @Override
     public String summary() {
-        return "allreduce on different GPUs for different parameters: the traffic spreads over the devices";
+        return "allreduce on different GPUs for different parameters, and the ring: the traffic spreads over the devices";
     }
 
     public Traffic measure(LessonContext ctx, String name, GradientAllReduce allReduce) {
@@ -49,16 +49,17 @@ public final class Exercise3Lesson implements Lesson {
     public void run(LessonContext ctx) {
         Traffic naive = measure(ctx, "all on device 0", GradientAllReduce.NAIVE);
         Traffic spread = measure(ctx, "parameter i on device i mod k", GradientAllReduce.SPREAD);
-        for (Traffic t : List.of(naive, spread)) {
+        Traffic ring = measure(ctx, "ring (every tensor in k chunks)", GradientAllReduce.RING);
+        for (Traffic t : List.of(naive, spread, ring)) {
             ctx.out().printf("%-30s MB received per device %s, total %.1f MB, busiest %.1f MB; %.1f wall sec/epoch%n",
                     t.algorithm(), t.bytesReceived().stream().map(b -> String.format("%.1f", b / 1e6)).toList(),
                     t.total() / 1e6, t.max() / 1e6, t.secPerEpoch());
         }
-        ctx.out().printf("Notice: the same %.1f MB cross the links either way, but no single device has to receive"
-                        + " (k-1) copies of everything: on real GPUs the reductions run at once on different devices"
-                        + " and links, so the busiest one finishes sooner (%.0f%% of the naive load here). W3 is most"
-                        + " of the gradient, so splitting by whole parameters balances poorly; splitting every"
-                        + " tensor into k chunks is the reduce-scatter of a ring allreduce.%n",
-                naive.total() / 1e6, 100.0 * spread.max() / naive.max());
+        ctx.out().printf("Notice: the same %.1f MB cross the links with the first two, but no single device has to"
+                        + " receive (k-1) copies of everything: on real GPUs the reductions run at once on different"
+                        + " devices and links, so the busiest one finishes sooner (%.0f%% of the naive load here). W3 is"
+                        + " most of the gradient, so splitting by whole parameters balances poorly; splitting every"
+                        + " tensor into k chunks, as the ring does, gives every device the same share (%.0f%%).%n",
+                naive.total() / 1e6, 100.0 * spread.max() / naive.max(), 100.0 * ring.max() / naive.max());
     }
 }

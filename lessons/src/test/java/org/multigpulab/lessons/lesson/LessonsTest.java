@@ -129,8 +129,13 @@ class LessonsTest {
         long steps = 2 * (6400 / 32);
         assertEquals(List.of(3 * gradientBytes * steps, gradientBytes * steps, gradientBytes * steps, gradientBytes * steps),
                 naive.bytesReceived(), "naive: device 0 receives k-1 gradients a step, the others one");
+        Exercise3Lesson.Traffic ring = lesson.measure(ctx(4), "ring", GradientAllReduce.RING);
         assertEquals(naive.total(), spread.total());
         assertTrue(spread.max() < naive.max(), naive + " vs " + spread);
+        assertTrue(ring.max() < spread.max(), "the ring balances best: " + ring);
+        for (long bytes : ring.bytesReceived()) {   // 2(k-1)/k · S a step, up to chunks of tensors k does not divide
+            assertEquals(2.0 * 3 / 4 * gradientBytes * steps, bytes, 1e-4 * gradientBytes * steps, ring.toString());
+        }
     }
 
     @Test
