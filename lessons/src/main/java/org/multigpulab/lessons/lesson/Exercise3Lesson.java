@@ -51,11 +51,11 @@ public final class Exercise3Lesson implements Lesson {
         Traffic spread = measure(ctx, "parameter i on device i mod k", GradientAllReduce.SPREAD);
         Traffic ring = measure(ctx, "ring (every tensor in k chunks)", GradientAllReduce.RING);
         for (Traffic t : List.of(naive, spread, ring)) {
-            ctx.out().printf("%-30s MB received per device %s, total %.1f MB, busiest %.1f MB; %.1f wall sec/epoch%n",
+            ctx.out().printf("%-32s MB received per device %s, total %.1f MB, busiest %.1f MB; %.1f wall sec/epoch%n",
                     t.algorithm(), t.bytesReceived().stream().map(b -> String.format("%.1f", b / 1e6)).toList(),
                     t.total() / 1e6, t.max() / 1e6, t.secPerEpoch());
         }
-        ctx.out().printf("Notice: the same %.1f MB cross the links with the first two, but no single device has to"
+        ctx.out().printf("Notice: the same %.1f MB cross the links with all three, but no single device has to"
                         + " receive (k-1) copies of everything: on real GPUs the reductions run at once on different"
                         + " devices and links, so the busiest one finishes sooner (%.0f%% of the naive load here). W3 is"
                         + " most of the gradient, so splitting by whole parameters balances poorly; splitting every"
