@@ -133,7 +133,7 @@ final class TrainCommand implements Callable<Integer> {
                     + epochs + " epochs, batch " + batchSize + ", lr " + lr);
         }
         try (DataParallelTrainer trainer = new DataParallelTrainer(opened, init, config, allReduce)) {
-            Path plots = PlotDir.create(plotDir);
+            Path plots = PlotDir.choose(plotDir);
             Curve test = new Curve("test acc"), train = new Curve("train acc");
             listeners.add(new LearningCurve("LeNet on " + trainer.deviceIds(), plots, "learning-curve", !quiet,
                     List.of(test, train)).listener(test, train));

@@ -85,7 +85,7 @@ class BadInputTest {
     @ParameterizedTest
     @MethodSource("badInputs")
     void endsInOneClearLine(List<String> options, String expected) throws IOException {
-        List<String> args = new ArrayList<>(List.of("train", "--quiet"));
+        List<String> args = new ArrayList<>(List.of("train", "--quiet", "--plot-dir", dir.resolve("plots").toString()));
         for (String[] quick : new String[][] {{"--epochs", "1"}, {"--train-samples", "512"}, {"--test-samples", "256"}}) {
             if (!options.contains(quick[0])) {
                 args.addAll(List.of(quick));

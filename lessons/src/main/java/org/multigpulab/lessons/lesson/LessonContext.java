@@ -83,10 +83,10 @@ public final class LessonContext {
         return data;
     }
 
-    /** The folder for this lesson's plots, made on first use. */
+    /** The folder for this lesson's plots (made when the first chart is saved). */
     public Path plots() {
         if (plotDir == null) {
-            plotDir = PlotDir.create(plotDirOption);
+            plotDir = PlotDir.choose(plotDirOption);
         }
         return plotDir;
     }
