@@ -3,6 +3,7 @@ package org.multigpulab.lessons.lesson;
 import java.util.ArrayList;
 import java.util.List;
 import org.multigpulab.core.train.TrainResult;
+import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.lessons.plot.ChartFiles;
 import org.multigpulab.lessons.plot.Charts;
 import org.multigpulab.lessons.plot.Curve;
@@ -29,7 +30,8 @@ public final class ConciseExercise1Lesson implements Lesson {
         Curve acc = new Curve("test acc"), time = new Curve("wall sec/epoch");
         List<Row> rows = new ArrayList<>();
         for (int k : new int[] {1, 2, 4}) {
-            TrainResult r = ctx.train(k, LessonContext.recipe(epochs, ctx.batchSize() * k, 0.2f * k), new org.multigpulab.core.train.TrainingListener() { });
+            TrainResult r = ctx.train(k, LessonContext.recipe(epochs, ctx.batchSize() * k, 0.2f * k),
+                    new TrainingListener() { });
             rows.add(new Row(k, ctx.batchSize() * k, 0.2f * k, r.finalTestAcc(), r.secPerEpoch()));
             acc.add(k, r.finalTestAcc());
             time.add(k, r.secPerEpoch());
