@@ -14,9 +14,9 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "lab", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         description = {"Data-parallel training of a CNN on several GPUs, simulated or real (d2l.ai 12.5).",
-                "", "Start with: ./lab train --gpus 2 --epochs 3   (the notebook's training, 2 simulated GPUs)",
-                "            ./lab lessons                      (every notebook cell and exercise)",
-                "./lab test runs the test suite."},
+                "", "Start with:  ./lab train --gpus 2 --epochs 3    the notebook's training",
+                "             ./lab lessons                     every cell and exercise",
+                "             ./lab test                        the test suite"},
         subcommands = {TrainCommand.class, LessonsCommand.class, LessonCommand.class, DevicesCommand.class,
                 CompareCommand.class,
                 CommandLine.HelpCommand.class})
