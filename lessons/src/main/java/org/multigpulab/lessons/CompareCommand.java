@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.ParameterDistance;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.SafeTensors;
 import picocli.CommandLine;
@@ -43,7 +44,6 @@ final class CompareCommand implements Callable<Integer> {
                     + x.stream().map(HostTensor::name).toList() + " and " + names);
         }
         PrintWriter out = spec.commandLine().getOut();
-        double diff = 0, norm = 0;
         for (int p = 0; p < x.size(); p++) {
             if (!java.util.Arrays.equals(x.get(p).shape(), y.get(p).shape())) {
                 throw new UserError(names.get(p) + " has shape " + x.get(p).shapeText() + " in " + a + " but "
@@ -51,14 +51,11 @@ final class CompareCommand implements Callable<Integer> {
             }
             double max = 0;
             for (int i = 0; i < x.get(p).size(); i++) {
-                double d = x.get(p).values()[i] - y.get(p).values()[i];
-                diff += d * d;
-                norm += (double) y.get(p).values()[i] * y.get(p).values()[i];
-                max = Math.max(max, Math.abs(d));
+                max = Math.max(max, Math.abs((double) x.get(p).values()[i] - y.get(p).values()[i]));
             }
             out.printf("  %-3s %-16s max |A - B| %.3g%n", names.get(p), x.get(p).shapeText(), max);
         }
-        double relative = Math.sqrt(diff / norm);
+        double relative = ParameterDistance.relative(x, y);
         out.printf("relative distance ||A - B|| / ||B|| = %.3g%n", relative);
         out.flush();
         return tolerance != null && !(relative <= tolerance) ? Lab.EXIT_FAILED : 0;

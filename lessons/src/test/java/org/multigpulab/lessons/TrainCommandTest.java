@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.ParameterDistance;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
 import org.multigpulab.lessons.plot.PlotFilesCheck;
@@ -35,17 +36,8 @@ class TrainCommandTest {
         return SafeTensors.read(file);
     }
 
-    /** ‖a − b‖ / ‖b‖ over all parameters. */
     private static double relativeDistance(List<HostTensor> a, List<HostTensor> b) {
-        double diff = 0, norm = 0;
-        for (int p = 0; p < a.size(); p++) {
-            for (int i = 0; i < a.get(p).size(); i++) {
-                double d = a.get(p).values()[i] - b.get(p).values()[i];
-                diff += d * d;
-                norm += (double) b.get(p).values()[i] * b.get(p).values()[i];
-            }
-        }
-        return Math.sqrt(diff / norm);
+        return ParameterDistance.relative(a, b);
     }
 
     @Test

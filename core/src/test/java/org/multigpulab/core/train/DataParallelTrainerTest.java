@@ -13,20 +13,12 @@ import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.ParameterDistance;
 
 class DataParallelTrainerTest {
 
-    /** Relative distance ‖a − b‖ / ‖b‖ over all parameters. */
     static double relativeDistance(List<HostTensor> a, List<HostTensor> b) {
-        double diff = 0, norm = 0;
-        for (int p = 0; p < a.size(); p++) {
-            float[] x = a.get(p).values(), y = b.get(p).values();
-            for (int i = 0; i < x.length; i++) {
-                diff += (double) (x[i] - y[i]) * (x[i] - y[i]);
-                norm += (double) y[i] * y[i];
-            }
-        }
-        return Math.sqrt(diff / norm);
+        return ParameterDistance.relative(a, b);
     }
 
     /** The change each parameter made from {@code init}, as a parameter list. */

@@ -2,7 +2,7 @@ package org.multigpulab.lessons.lesson;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.ParameterDistance;
 import org.multigpulab.core.parallel.GradientAllReduce;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainingListener;
@@ -64,16 +64,7 @@ public final class AllreduceBugLesson implements Lesson {
 
     /** ‖params₁ − params₀‖ / ‖params₀‖. */
     private static double drift(DataParallelTrainer trainer) {
-        List<HostTensor> p0 = trainer.replicas().get(0).download(), p1 = trainer.replicas().get(1).download();
-        double diff = 0, norm = 0;
-        for (int p = 0; p < p0.size(); p++) {
-            for (int i = 0; i < p0.get(p).size(); i++) {
-                double d = p1.get(p).values()[i] - p0.get(p).values()[i];
-                diff += d * d;
-                norm += (double) p0.get(p).values()[i] * p0.get(p).values()[i];
-            }
-        }
-        return Math.sqrt(diff / norm);
+        return ParameterDistance.relative(trainer.replicas().get(1).download(), trainer.replicas().get(0).download());
     }
 
     @Override

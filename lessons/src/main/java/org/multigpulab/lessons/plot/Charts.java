@@ -9,9 +9,9 @@ import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.AxesChartStyler;
 import org.knowm.xchart.style.CategoryStyler;
 import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.XYStyler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /** The lab's charts, drawn with XChart at 800×450 in one readable style: labelled axes, a legend, markers. */
@@ -27,15 +27,7 @@ public final class Charts {
     public static XYChart lines(String title, String xTitle, String yTitle, List<Curve> curves, boolean unitRange) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
                 .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
-        XYStyler style = chart.getStyler();
-        style.setChartBackgroundColor(Color.WHITE);
-        style.setPlotBackgroundColor(Color.WHITE);
-        style.setPlotGridLinesColor(new Color(220, 220, 220));
-        style.setLegendPosition(Styler.LegendPosition.InsideSE);
-        style.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
-        style.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
-        chart.getStyler().setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
-        chart.getStyler().setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+        style(chart.getStyler(), Styler.LegendPosition.InsideSE);
         if (unitRange) {
             chart.getStyler().setYAxisMin(0.0);
             chart.getStyler().setYAxisMax(1.0);
@@ -52,14 +44,7 @@ public final class Charts {
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
                 .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
         CategoryStyler style = chart.getStyler();
-        style.setChartBackgroundColor(Color.WHITE);
-        style.setPlotBackgroundColor(Color.WHITE);
-        style.setPlotGridLinesColor(new Color(220, 220, 220));
-        style.setLegendPosition(Styler.LegendPosition.OutsideS);
-        style.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
-        style.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
-        style.setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
-        style.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+        style(style, Styler.LegendPosition.OutsideS);
         style.setXAxisDecimalPattern("#");
         style.setLabelsVisible(true);
         style.setDecimalPattern("#0.0##");
@@ -67,6 +52,18 @@ public final class Charts {
             chart.addSeries(c.label(), c.xs(), c.ys());
         }
         return chart;
+    }
+
+    /** The lab's look, shared by every kind of chart: white, light grid, fonts readable at 800×450. */
+    private static void style(AxesChartStyler style, Styler.LegendPosition legend) {
+        style.setChartBackgroundColor(Color.WHITE);
+        style.setPlotBackgroundColor(Color.WHITE);
+        style.setPlotGridLinesColor(new Color(220, 220, 220));
+        style.setLegendPosition(legend);
+        style.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
+        style.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+        style.setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
+        style.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
     }
 
     /** Adds or replaces {@code curve} in {@code chart}, for live redraws. */
