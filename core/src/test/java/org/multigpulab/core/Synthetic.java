@@ -49,4 +49,9 @@ public final class Synthetic {
     public static List<Device> sim(int gpus) {
         return Backends.open("sim", DeviceRequest.of(gpus));
     }
+
+    /** {@code gpus} logical GPUs timed as the profile and topology given ({@code "t4"}, {@code "pcie3"}). */
+    public static List<Device> sim(int gpus, String profile, String topology) {
+        return Backends.open("sim", new DeviceRequest(gpus, java.util.Map.of("profile", profile, "topology", topology)));
+    }
 }

@@ -1,5 +1,7 @@
 package org.multigpulab.device;
 
+import java.util.Optional;
+
 /**
  * One device: memory, the {@link Kernels} that run on it, and a record of what it did.
  *
@@ -31,10 +33,41 @@ public interface Device extends AutoCloseable {
     /** The kernels that run on this device; they accept this device's buffers only. */
     Kernels kernels();
 
+    /**
+     * The kernels of the device's communication stream, for the arithmetic inside collectives (the additions of
+     * an allreduce), as NCCL runs its reductions beside the compute stream. On a backend that models streams
+     * they overlap the kernels of {@link #kernels()}; on the others they are the same kernels.
+     */
+    default Kernels commKernels() {
+        return kernels();
+    }
+
     /** Waits until every kernel and copy issued so far has finished. */
     void synchronize();
 
     DeviceStats stats();
+
+    /** The simulated time of this device and the devices opened with it, when a cost model times them. */
+    default Optional<Timeline> timeline() {
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * Marks the work issued until the returned range is closed as one named step ({@code "allreduce W1"}),
+     * as NVTX ranges do on CUDA; a backend that records a trace shows it there, the others ignore it.
+     */
+    default Range range(String name) {
+        return Range.NONE;
+    }
+
+    /** An open {@link #range}; closing it ends the step. */
+    interface Range extends AutoCloseable {
+
+        Range NONE = () -> { };
+
+        @Override
+        void close();
+    }
 
     @Override
     void close();

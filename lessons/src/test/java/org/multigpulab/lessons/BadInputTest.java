@@ -79,7 +79,15 @@ class BadInputTest {
                 Arguments.of(List.of("--report", dir.toString()), "is a folder"),
                 Arguments.of(List.of("--epochs"), "Missing required parameter"),
                 Arguments.of(List.of("--gpu", "2"), "Unknown options: '--gpu', '2'"),
-                Arguments.of(List.of("--allreduce", "butterfly"), "unknown allreduce algorithm 'butterfly'"));
+                Arguments.of(List.of("--allreduce", "butterfly"), "unknown allreduce algorithm 'butterfly'"),
+                Arguments.of(List.of("--profile", "k80"), "unknown device profile 'k80'; choose t4"),
+                Arguments.of(List.of("--topology", "ethernet"), "unknown topology 'ethernet'; choose pcie3"),
+                Arguments.of(List.of("--backend", "cpu", "--profile", "t4"), "--profile chooses the GPUs timed by --backend sim"),
+                Arguments.of(List.of("--backend", "cpu", "--trace", dir.resolve("t.json").toString()),
+                        "--trace records simulated time, which only --backend sim has"),
+                Arguments.of(List.of("--trace", dir.resolve("no/such/t.json").toString()), "does not exist"),
+                Arguments.of(List.of("--bucket-mb", "0"), "--bucket-mb must be a positive number"),
+                Arguments.of(List.of("--profile", "t4", "--gpus", "2", "--memory-mb", "1"), "Unknown option"));
     }
 
     @ParameterizedTest

@@ -71,6 +71,32 @@ class TrainCommandTest {
         assertTrue(relativeDistance(sim, LeNet.initParams(9)) > 1e-3, "training changed the parameters");
     }
 
+    /** {@code --trace} writes a Chrome trace: every logical GPU a process, with named lanes and timed events. */
+    @Test
+    void writesATraceOfSimulatedTime() throws Exception {
+        Path trace = dir.resolve("trace.json");
+        LabRunner.Result r = LabRunner.run("train", "--gpus", "3", "--train-samples", "512", "--test-samples", "256",
+                "--epochs", "1", "--quiet", "--bucket-mb", "0.2", "--allreduce", "ring", "--trace", trace.toString(),
+                "--plot-dir", dir.resolve("plots").toString());
+        assertEquals(0, r.exit(), r.err());
+        com.google.gson.JsonObject json = com.google.gson.JsonParser.parseString(Files.readString(trace)).getAsJsonObject();
+        java.util.Map<String, Integer> byName = new java.util.HashMap<>();
+        java.util.Set<Integer> devices = new java.util.HashSet<>();
+        for (var e : json.getAsJsonArray("traceEvents")) {
+            var o = e.getAsJsonObject();
+            if (o.get("ph").getAsString().equals("X")) {
+                assertTrue(o.get("dur").getAsDouble() >= 0 && o.get("ts").getAsDouble() >= 0, o.toString());
+                devices.add(o.get("pid").getAsInt());
+                byName.merge(o.get("name").getAsString().replaceAll(" \\d.*", ""), 1, Integer::sum);
+            }
+        }
+        assertEquals(java.util.Set.of(0, 1, 2), devices);
+        // 2 steps; LeNet's 0.52 MB of gradients in buckets of 0.2 MB: [b4 W4 b3], [W3], [b2 W2 b1 W1]
+        assertEquals(3 * 2, byName.get("forward"));
+        assertEquals(3 * 2 * 3, byName.get("allreduce bucket"));
+        assertTrue(byName.get("conv2d_forward") > 0 && byName.get("add") > 0, byName.toString());
+    }
+
     @Test
     void printsTheSeedsLineAndWritesTheReportAndTheCurve() throws Exception {
         Path report = dir.resolve("run.json");
@@ -79,8 +105,8 @@ class TrainCommandTest {
                 "--epochs", "2", "--report", report.toString(), "--plot-dir", plots.toString(), "--allreduce", "ring");
         assertEquals(0, r.exit(), r.err());
         List<String> lines = List.of(r.out().strip().split("\n"));
-        assertTrue(lines.get(lines.size() - 2).matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"),
-                r.out());
+        assertTrue(lines.get(lines.size() - 2).matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"
+                + " \\(simulated 2× T4 over PCIe 3: \\d[.\\d]* sec/epoch\\)"), r.out());
         assertEquals("learning curve: " + plots.resolve("learning-curve.png"), lines.getLast());
         PlotFilesCheck.assertChart(plots, "learning-curve");
         assertTrue(r.out().contains("epoch 1/2: train loss "), r.out());
@@ -96,6 +122,16 @@ class TrainCommandTest {
         assertEquals(parsed.epochs().get(1).testAcc(), parsed.finalResult().testAcc());
         assertTrue(parsed.deviceStats().getFirst().flops() > 0);
         assertTrue(Files.readString(report).contains("\"wall_sec_per_epoch\""));
+        RunReport.Sim sim = parsed.sim();
+        assertEquals("t4", sim.profile());
+        assertEquals("pcie3", sim.topology());
+        assertEquals("ring", sim.algorithm());
+        assertEquals((parsed.epochs().get(0).simSec() + parsed.epochs().get(1).simSec()) / 2, sim.secPerEpoch(), 1e-12);
+        assertEquals(gradientBytes * steps, sim.devices().get(1).bytesReceived());
+        assertEquals(gradientBytes * steps, sim.links().getFirst().bytes(), "each direction of the ring of 2");
+        for (RunReport.SimDevice d : sim.devices()) {
+            assertTrue(d.computeSec() > 0 && d.commSec() > 0 && d.idleSec() >= 0 && d.peakBytes() > 0, d.toString());
+        }
         try (var files = Files.list(dir)) {
             assertEquals(java.util.Set.of(report, plots), java.util.Set.copyOf(files.toList()),
                     "no temporary file is left beside the report");

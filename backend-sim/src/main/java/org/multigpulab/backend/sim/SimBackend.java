@@ -15,16 +15,22 @@ import org.multigpulab.device.DeviceRequest;
 /**
  * Backend {@code sim}: N logical GPUs {@code sim:0 … sim:N-1} over one physical device of any other backend,
  * found by name at run time (option {@code physical}, default {@code cpu}). As the notebook's Colab note
- * says, one device stands in for several: each logical GPU has its own buffers and capacity (option
- * {@code memory-mb}, default 16384, a T4's), and its kernels run one after another on the physical device.
+ * says, one device stands in for several: each logical GPU has its own buffers and capacity, and its kernels
+ * run one after another on the physical device, while a cost model times them as the GPUs of a profile
+ * (option {@code profile}, default {@code t4}) on an interconnect (option {@code topology}, default the
+ * profile's own) would take. Option {@code memory-mb} overrides the profile's capacity; {@code trace=on}
+ * records every kernel and copy for a trace file.
  */
 public final class SimBackend implements Backend {
 
     public static final String NAME = "sim";
     static final String PHYSICAL = "physical";
     static final String MEMORY_MB = "memory-mb";
-    private static final Set<String> OPTIONS = Set.of(PHYSICAL, MEMORY_MB);
-    private static final long DEFAULT_MEMORY_MB = 16_384;
+    static final String PROFILE = "profile";
+    static final String TOPOLOGY = "topology";
+    static final String TRACE = "trace";
+    private static final Set<String> OPTIONS = Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE);
+    private static final String DEFAULT_PROFILE = "t4";
 
     @Override
     public String name() {
@@ -33,7 +39,7 @@ public final class SimBackend implements Backend {
 
     @Override
     public String description() {
-        return "N logical GPUs over one physical device (--physical, default cpu)";
+        return "N logical GPUs over one physical device (--physical, default cpu), timed as real GPUs (--profile)";
     }
 
     @Override
@@ -43,8 +49,9 @@ public final class SimBackend implements Backend {
 
     @Override
     public List<DeviceInfo> devices() {
-        return List.of(new DeviceInfo(new DeviceId(NAME, "N"), "logical GPUs over --physical (default cpu)",
-                DEFAULT_MEMORY_MB << 20));
+        DeviceProfile t4 = DeviceProfile.named(DEFAULT_PROFILE);
+        return List.of(new DeviceInfo(new DeviceId(NAME, "N"), "logical GPUs over --physical (default cpu), timed as "
+                + t4.displayName() + "s (--profile: " + DeviceProfile.names() + ")", t4.memoryBytes()));
     }
 
     @Override
@@ -58,9 +65,34 @@ public final class SimBackend implements Backend {
         if (physicalName.equals(NAME)) {
             throw new DeviceException("sim cannot run on sim; choose a physical backend such as cpu with --physical");
         }
-        long capacity = memoryBytes(request.option(MEMORY_MB, Long.toString(DEFAULT_MEMORY_MB)));
+        String profileName = request.option(PROFILE, DEFAULT_PROFILE);
+        DeviceProfile gpu = profileName.equalsIgnoreCase(DeviceProfile.HOST) ? null : DeviceProfile.named(profileName);
+        String topologyName = request.option(TOPOLOGY, gpu == null ? Topology.HOST : gpu.defaultTopology());
+        Topology link = topologyName.equalsIgnoreCase(Topology.HOST) ? null : Topology.named(topologyName);
+        String memory = request.option(MEMORY_MB, null);
+        Long capacity = memory == null ? null : memoryBytes(memory);
+        boolean trace = onOff(request.option(TRACE, "off"));
         Device physical = Backends.open(physicalName, DeviceRequest.of(1)).getFirst();
-        return List.copyOf(new SimCluster(physical, request.count(), capacity).devices());
+        try {
+            HostCalibration host = gpu == null || link == null ? HostCalibration.measure(physical) : null;
+            DeviceProfile profile = gpu != null ? gpu : host.profile(physical.info().memoryBytes());
+            if (capacity != null) {
+                profile = profile.withMemory(capacity);
+            }
+            Topology topology = link != null ? link : host.topology();
+            return List.copyOf(new SimCluster(physical, request.count(), profile, topology, trace).devices());
+        } catch (RuntimeException e) {
+            physical.close();
+            throw e;
+        }
+    }
+
+    private static boolean onOff(String value) {
+        return switch (value) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new DeviceException("sim option trace must be on or off, not '" + value + "'");
+        };
     }
 
     private static long memoryBytes(String megabytes) {

@@ -3,21 +3,44 @@ package org.multigpulab.backend.sim;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.BufferBase;
 
-/** A buffer of one logical GPU, held in the memory of the physical device underneath. */
+/**
+ * A buffer of one logical GPU, held in the memory of the physical device underneath. Views share the
+ * {@link Hazards} of the allocation they were cut from and know where in it they start.
+ */
 final class SimBuffer extends BufferBase {
 
     private final SimDevice device;
     final Buffer physical;
+    private final Hazards hazards;
+    private final int offset;
 
-    SimBuffer(SimDevice device, Buffer physical, boolean owner) {
+    SimBuffer(SimDevice device, Buffer physical, boolean owner, Hazards hazards, int offset) {
         super(device, physical.length(), owner);
         this.device = device;
         this.physical = physical;
+        this.hazards = hazards;
+        this.offset = offset;
+    }
+
+    double readable() {
+        return hazards.readable(offset, length());
+    }
+
+    double writable() {
+        return hazards.writable(offset, length());
+    }
+
+    void written(double end) {
+        hazards.written(offset, length(), end);
+    }
+
+    void read(double end) {
+        hazards.read(offset, length(), end);
     }
 
     @Override
-    protected Buffer view(int offset, int count) {
-        return new SimBuffer(device, physical.slice(offset, count), false);
+    protected Buffer view(int from, int count) {
+        return new SimBuffer(device, physical.slice(from, count), false, hazards, offset + from);
     }
 
     @Override

@@ -1,5 +1,8 @@
 package org.multigpulab.backend.sim;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Optional;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.BufferBase;
 import org.multigpulab.device.Device;
@@ -10,23 +13,34 @@ import org.multigpulab.device.InstrumentedKernels;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.OutOfDeviceMemoryException;
 import org.multigpulab.device.StatsCounter;
+import org.multigpulab.device.Timeline;
 
 /**
  * One logical GPU: its own buffers, its own memory capacity and its own stats, with kernels that really run
- * on the shared physical device underneath. Buffers of another logical GPU are refused, as a real GPU would
- * refuse a pointer into another card's memory; data moves between them only by {@link #copyFromPeer}.
+ * on the shared physical device underneath and are timed on the cluster's {@link SimTimeline}. Buffers of
+ * another logical GPU are refused, as a real GPU would refuse a pointer into another card's memory; data
+ * moves between them only by {@link #copyFromPeer}.
  */
 final class SimDevice implements Device {
 
     private final SimCluster cluster;
+    private final int index;
     private final DeviceInfo info;
     private final StatsCounter stats = new StatsCounter();
     private final Kernels kernels;
+    private final Kernels commKernels;
+    private final Deque<OpenRange> ranges = new ArrayDeque<>();
 
-    SimDevice(SimCluster cluster, DeviceId id, long capacityBytes) {
+    SimDevice(SimCluster cluster, int index, long capacityBytes) {
         this.cluster = cluster;
-        this.info = new DeviceInfo(id, "logical GPU on " + cluster.physical().id(), capacityBytes);
-        this.kernels = new InstrumentedKernels(this, new SimKernels(cluster.physical().kernels()), stats);
+        this.index = index;
+        DeviceId id = DeviceId.of(SimBackend.NAME, index);
+        this.info = new DeviceInfo(id, "logical " + cluster.timeline().deviceProfile().displayName() + " on "
+                + cluster.physical().id(), capacityBytes);
+        this.kernels = new InstrumentedKernels(this,
+                new SimKernels(cluster.physical().kernels(), cluster.timeline(), index, false), stats);
+        this.commKernels = new InstrumentedKernels(this,
+                new SimKernels(cluster.physical().kernels(), cluster.timeline(), index, true), stats);
     }
 
     @Override
@@ -48,7 +62,7 @@ final class SimDevice implements Device {
         }
         Buffer physical = cluster.physical().allocate(length);
         stats.allocated(bytes);
-        return new SimBuffer(this, physical, true);
+        return new SimBuffer(this, physical, true, new Hazards(), 0);
     }
 
     void freed(SimBuffer buffer) {
@@ -63,26 +77,35 @@ final class SimDevice implements Device {
     public void upload(float[] src, int srcOffset, Buffer dst) {
         SimBuffer d = own(dst, "the upload target");
         cluster.physical().upload(src, srcOffset, d.physical);
-        stats.uploaded((long) d.length() * Float.BYTES);
+        long bytes = (long) d.length() * Float.BYTES;
+        stats.uploaded(bytes);
+        cluster.timeline().upload(index, bytes, d);
     }
 
     @Override
     public void download(Buffer src, float[] dst, int dstOffset) {
         SimBuffer s = own(src, "the download source");
         cluster.physical().download(s.physical, dst, dstOffset);
-        stats.downloaded((long) s.length() * Float.BYTES);
+        long bytes = (long) s.length() * Float.BYTES;
+        stats.downloaded(bytes);
+        cluster.timeline().download(index, bytes, s);
     }
 
     @Override
     public void copyFromPeer(Buffer src, Buffer dst) {
         SimBuffer d = own(dst, "the copy target");
-        Buffer from = src instanceof SimBuffer s ? s.physical : src;
-        cluster.physical().copyFromPeer(from, d.physical);
+        BufferBase.checkSameLength(src, dst);
         long bytes = (long) d.length() * Float.BYTES;
-        stats.copiedFromPeer(bytes);
-        if (src.device() instanceof SimDevice sender) {
+        if (src instanceof SimBuffer s && s.device() instanceof SimDevice sender && sender.cluster == cluster) {
+            cluster.physical().copyFromPeer(s.physical, d.physical);
             sender.stats.sentToPeer(bytes);
+            cluster.timeline().peerCopy(sender.index, index, bytes, s, d);
+        } else {
+            // a device outside this cluster: its data comes through the host
+            cluster.physical().copyFromPeer(src instanceof SimBuffer s ? s.physical : src, d.physical);
+            cluster.timeline().upload(index, bytes, d);
         }
+        stats.copiedFromPeer(bytes);
     }
 
     @Override
@@ -91,13 +114,57 @@ final class SimDevice implements Device {
     }
 
     @Override
+    public Kernels commKernels() {
+        return commKernels;
+    }
+
+    @Override
     public void synchronize() {
         cluster.physical().synchronize();
+        cluster.timeline().synchronize(index);
     }
 
     @Override
     public DeviceStats stats() {
         return stats.snapshot();
+    }
+
+    @Override
+    public Optional<Timeline> timeline() {
+        return Optional.of(cluster.timeline());
+    }
+
+    @Override
+    public Range range(String name) {
+        OpenRange range = new OpenRange(name);
+        ranges.push(range);
+        return range;
+    }
+
+    /** Work on this device occupied {@code [start, end)}: every open range stretches to cover it. */
+    void spanned(double start, double end) {
+        for (OpenRange r : ranges) {
+            r.start = Math.min(r.start, start);
+            r.end = Math.max(r.end, end);
+        }
+    }
+
+    private final class OpenRange implements Range {
+        private final String name;
+        private double start = Double.POSITIVE_INFINITY;
+        private double end = Double.NEGATIVE_INFINITY;
+
+        OpenRange(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public void close() {
+            ranges.remove(this);
+            if (end > start) {
+                cluster.timeline().range(index, name, start, end);
+            }
+        }
     }
 
     @Override

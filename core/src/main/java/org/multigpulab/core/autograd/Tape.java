@@ -27,6 +27,7 @@ public final class Tape implements AutoCloseable {
     private final Set<Tensor> stepTensors = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<Tensor> gradWritten = Collections.newSetFromMap(new IdentityHashMap<>());
     private Tensor loss;
+    private Consumer<Tensor> onParameterGradient = t -> { };
 
     private Tape(Workspace workspace, boolean recording) {
         this.workspace = workspace;
@@ -80,10 +81,12 @@ public final class Tape implements AutoCloseable {
         if (!root.requiresGrad()) {
             return;
         }
+        boolean parameter = !stepTensors.contains(root);
         if (root.grad() == null) {
             // A step tensor's gradient dies with the step; a parameter's is its own, kept across steps.
-            Buffer grad = stepTensors.contains(root) ? workspace.take(root.size()) : root.device().allocate(root.size());
-            if (stepTensors.contains(root)) {
+            Buffer grad = !parameter ? workspace.take(root.size())
+                    : root.reservedGrad() != null ? root.reservedGrad() : root.device().allocate(root.size());
+            if (!parameter) {
                 owned.add(grad);
             }
             root.setGrad(grad);
@@ -96,6 +99,9 @@ public final class Tape implements AutoCloseable {
             writer.accept(contribution);
             kernels().add(root.grad(), contribution, root.grad(), root.size());
         }
+        if (parameter) {
+            onParameterGradient.accept(root);
+        }
     }
 
     /**
@@ -103,6 +109,15 @@ public final class Tape implements AutoCloseable {
      * tape: afterwards every parameter used holds the gradient of the summed loss.
      */
     public void backward(Tensor lossOutput) {
+        backward(lossOutput, t -> { });
+    }
+
+    /**
+     * {@link #backward(Tensor)}, calling {@code onParameterGradient} each time a contribution has been added to a
+     * parameter's gradient, as PyTorch's gradient hooks do; data-parallel training starts sending gradients
+     * from there while the pass goes on.
+     */
+    public void backward(Tensor lossOutput, Consumer<Tensor> onParameterGradient) {
         if (!recording) {
             throw new IllegalStateException("an inference tape has no backward pass");
         }
@@ -110,8 +125,13 @@ public final class Tape implements AutoCloseable {
             throw new IllegalArgumentException("backward starts from the loss recorded on this tape");
         }
         gradWritten.clear();
-        for (int i = backwardSteps.size() - 1; i >= 0; i--) {
-            backwardSteps.get(i).run();
+        this.onParameterGradient = onParameterGradient;
+        try {
+            for (int i = backwardSteps.size() - 1; i >= 0; i--) {
+                backwardSteps.get(i).run();
+            }
+        } finally {
+            this.onParameterGradient = t -> { };
         }
     }
 

@@ -18,6 +18,7 @@ public final class Tensor {
     private final boolean requiresGrad;
     private final Tensor base;
     private Buffer grad;
+    private Buffer reservedGrad;
 
     Tensor(Buffer data, int[] shape, boolean requiresGrad, Tensor base) {
         this.data = data;
@@ -33,6 +34,26 @@ public final class Tensor {
     /** A tensor over {@code data} that takes part in differentiation when {@code requiresGrad}. */
     public static Tensor of(Buffer data, boolean requiresGrad, int... shape) {
         return new Tensor(data, shape, requiresGrad, null);
+    }
+
+    /**
+     * A parameter over {@code data} whose gradient, once a backward pass writes one, lives in {@code gradStorage}:
+     * a slice of one buffer holding all gradients, as PyTorch's DDP lays them out so that a bucket of them is
+     * one contiguous range to send. Until then {@link #grad()} is {@code null}, as in the notebook.
+     */
+    public static Tensor parameter(Buffer data, Buffer gradStorage, int... shape) {
+        Tensor t = new Tensor(data, shape, true, null);
+        if (gradStorage.length() != t.size()) {
+            throw new IllegalArgumentException("gradient storage of " + gradStorage.length() + " floats for a tensor of "
+                    + t.size());
+        }
+        t.reservedGrad = gradStorage;
+        return t;
+    }
+
+    /** Where the gradient goes on the first backward pass: the reserved storage, if any, else {@code null}. */
+    Buffer reservedGrad() {
+        return root().reservedGrad;
     }
 
     public Buffer data() {

@@ -43,7 +43,7 @@ public final class Collectives {
             for (Buffer other : data) {
                 if (other != root) {
                     rootDevice.copyFromPeer(other, staged);              // data[i].to(data[0].device)
-                    rootDevice.kernels().add(root, staged, root, n);     // data[0][:] += ...
+                    rootDevice.commKernels().add(root, staged, root, n);     // data[0][:] += ...
                 }
             }
         }
@@ -88,15 +88,20 @@ public final class Collectives {
                 staged[i] = data.get(i).device().allocate(offsets[1] - offsets[0]);   // the longest chunk
             }
             for (int step = 0; step < k - 1; step++) {
+                // all devices send at once, then all add what they received, as one step of NCCL's ring does
                 for (int i = 0; i < k; i++) {
                     int to = (i + 1) % k;
                     int c = Math.floorMod(i - step - 1, k);
                     int length = offsets[c + 1] - offsets[c];
-                    Device receiver = data.get(to).device();
-                    Buffer incoming = staged[to].slice(0, length);
+                    data.get(to).device().copyFromPeer(data.get(i).slice(offsets[c], length),
+                            staged[to].slice(0, length));
+                }
+                for (int i = 0; i < k; i++) {
+                    int to = (i + 1) % k;
+                    int c = Math.floorMod(i - step - 1, k);
+                    int length = offsets[c + 1] - offsets[c];
                     Buffer mine = data.get(to).slice(offsets[c], length);
-                    receiver.copyFromPeer(data.get(i).slice(offsets[c], length), incoming);
-                    receiver.kernels().add(mine, incoming, mine, length);
+                    data.get(to).device().commKernels().add(mine, staged[to].slice(0, length), mine, length);
                 }
             }
         } finally {
@@ -140,7 +145,7 @@ public final class Collectives {
             Device device = parent.device();
             try (Buffer staged = device.allocate(n)) {
                 device.copyFromPeer(data.get(i), staged);
-                device.kernels().add(parent, staged, parent, n);
+                device.commKernels().add(parent, staged, parent, n);
             }
         }
         for (int i = 1; i < k; i++) {                // parents before children: broadcast downwards

@@ -18,23 +18,50 @@ public final class Replica implements AutoCloseable {
     private final List<String> names;
     private final List<Tensor> params;
     private final Workspace workspace;
+    private final Buffer gradients;
+    private final int[] gradientOffsets;
 
-    private Replica(Device device, List<String> names, List<Tensor> params) {
+    private Replica(Device device, List<String> names, List<Tensor> params, Buffer gradients, int[] gradientOffsets) {
         this.device = device;
         this.names = names;
         this.params = params;
+        this.gradients = gradients;
+        this.gradientOffsets = gradientOffsets;
         this.workspace = new Workspace(device);
     }
 
-    /** The seed's {@code get_params(params, device)}: a copy of {@code params} on {@code device}, gradients enabled. */
+    /**
+     * The seed's {@code get_params(params, device)}: a copy of {@code params} on {@code device}, gradients enabled.
+     * The gradients share one buffer, last parameter first (the order a backward pass produces them), so that
+     * gradients which become ready together lie side by side and can be sent as one bucket.
+     */
     public static Replica getParams(List<HostTensor> params, Device device) {
+        int total = params.stream().mapToInt(p -> p.values().length).sum();
+        int[] offsets = new int[params.size()];
+        for (int i = params.size() - 1, offset = 0; i >= 0; i--) {
+            offsets[i] = offset;
+            offset += params.get(i).values().length;
+        }
+        Buffer gradients = device.allocate(total);
         List<String> names = new ArrayList<>();
         List<Tensor> tensors = new ArrayList<>();
-        for (HostTensor p : params) {
+        for (int i = 0; i < params.size(); i++) {
+            HostTensor p = params.get(i);
             names.add(p.name());
-            tensors.add(Tensor.of(device.upload(p.values()), true, p.shape()));
+            tensors.add(Tensor.parameter(device.upload(p.values()), gradients.slice(offsets[i], p.values().length),
+                    p.shape()));
         }
-        return new Replica(device, List.copyOf(names), List.copyOf(tensors));
+        return new Replica(device, List.copyOf(names), List.copyOf(tensors), gradients, offsets);
+    }
+
+    /** All gradients in one buffer, last parameter first; valid once a backward pass has run. */
+    public Buffer gradients() {
+        return gradients;
+    }
+
+    /** Where parameter {@code i}'s gradient starts in {@link #gradients()}. */
+    public int gradientOffset(int i) {
+        return gradientOffsets[i];
     }
 
     public Device device() {
@@ -78,11 +105,8 @@ public final class Replica implements AutoCloseable {
     public void close() {
         for (Tensor t : params) {
             t.data().close();
-            Buffer grad = t.grad();
-            if (grad != null) {
-                grad.close();
-            }
         }
+        gradients.close();
         workspace.close();
     }
 }

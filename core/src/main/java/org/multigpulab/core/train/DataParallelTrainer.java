@@ -3,6 +3,7 @@ package org.multigpulab.core.train;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tape;
@@ -15,6 +16,7 @@ import org.multigpulab.core.data.HostBatch;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.parallel.GradientBuckets;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Scatter;
 import org.multigpulab.core.parallel.Shard;
@@ -22,6 +24,7 @@ import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceId;
 import org.multigpulab.device.Kernels;
+import org.multigpulab.device.Timeline;
 
 /**
  * Data-parallel training of the seed's LeNet on any list of devices, step for step as the notebook's
@@ -38,6 +41,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final TrainConfig config;
     private final GradientAllReduce allReduce;
     private double[] shares;
+    private List<GradientBuckets.Bucket> buckets;
     private int epoch;
     private int batch;
 
@@ -89,47 +93,76 @@ public final class DataParallelTrainer implements AutoCloseable {
     public record BatchStats(double lossSum, int correct, int samples) {
     }
 
+    /**
+     * From now on, sum the gradients in buckets of at most {@code capBytes}, each as soon as it is ready on every
+     * device, during the backward pass (PyTorch DDP's {@code bucket_cap_mb}); {@code 0} goes back to the
+     * notebook's way, every parameter after the whole backward pass. The sums are the same either way; on
+     * simulated GPUs the time is not, because sending overlaps computing.
+     */
+    public void setBucketBytes(long capBytes) {
+        this.buckets = capBytes == 0 ? null : GradientBuckets.plan(deviceParams.getFirst(), capBytes);
+    }
+
     /** The seed's {@code train_batch(X, y, device_params, devices, lr)}. */
     public BatchStats trainBatch(HostBatch batchData, float lr) {
         List<Shard> shards = Scatter.splitBatch(batchData, workspaces, shares == null
                 ? Scatter.shardSizes(batchData.size(), devices.size())
                 : Scatter.shardSizes(batchData.size(), shares));
         List<Tape> tapes = new ArrayList<>();
+        List<Tensor> losses = new ArrayList<>();
+        List<Tensor> logits = new ArrayList<>();
         try {
             // Loss is calculated separately on each GPU
-            List<Tensor> losses = new ArrayList<>();
+            for (int i = 0; i < devices.size(); i++) {
+                try (Device.Range r = devices.get(i).range("forward")) {
+                    Shard shard = shards.get(i);
+                    Tape tape = Tape.training(workspaces.get(i));
+                    tapes.add(tape);
+                    Tensor x = Tensor.of(shard.x(), false, shard.size(), 1, LeNet.IMAGE_SIZE, LeNet.IMAGE_SIZE);
+                    Tensor y = Tensor.of(shard.y(), false, shard.size());
+                    logits.add(LeNet.forward(tape, x, deviceParams.get(i).params()));
+                    losses.add(Ops.crossEntropySum(tape, logits.get(i), y));
+                }
+            }
+            // Back propagation is performed separately on each GPU; with buckets, a bucket's gradients are summed
+            // as soon as every GPU has them
+            BucketedAllReduce bucketed = buckets == null ? null : new BucketedAllReduce();
+            for (int i = 0; i < devices.size(); i++) {
+                int device = i;
+                try (Device.Range r = devices.get(i).range("backward")) {
+                    tapes.get(i).backward(losses.get(i),
+                            bucketed == null ? t -> { } : t -> bucketed.gradientReady(device, t));
+                }
+            }
+            // Sum all gradients from each GPU and broadcast them to all GPUs
+            if (bucketed == null) {
+                for (int p = 0; p < deviceParams.getFirst().params().size(); p++) {
+                    int param = p;
+                    try (Ranges r = onAll("allreduce " + deviceParams.getFirst().names().get(p))) {
+                        allReduce.allReduce(param, deviceParams.stream().map(x -> x.params().get(param).grad()).toList());
+                    }
+                }
+            } else {
+                bucketed.checkAllSent();
+            }
+            // The model parameters are updated separately on each GPU; the gradient is summed over the full batch
+            for (Replica replica : deviceParams) {
+                try (Device.Range r = replica.device().range("sgd")) {
+                    sgd(replica, lr, batchData.size());
+                }
+            }
+            // Only now read back what the step gave, so that no GPU waited for the host during the step
             double lossSum = 0;
             int correct = 0;
             for (int i = 0; i < devices.size(); i++) {
-                Shard shard = shards.get(i);
-                Tape tape = Tape.training(workspaces.get(i));
-                tapes.add(tape);
-                Tensor x = Tensor.of(shard.x(), false, shard.size(), 1, LeNet.IMAGE_SIZE, LeNet.IMAGE_SIZE);
-                Tensor y = Tensor.of(shard.y(), false, shard.size());
-                Tensor logits = LeNet.forward(tape, x, deviceParams.get(i).params());
-                Tensor loss = Ops.crossEntropySum(tape, logits, y);
-                losses.add(loss);
-                double shardLoss = sum(devices.get(i), loss.data(), shard.size());
+                double shardLoss = sum(devices.get(i), losses.get(i).data(), shards.get(i).size());
                 if (!Double.isFinite(shardLoss)) {
                     throw diverged("the loss", devices.get(i));
                 }
                 lossSum += shardLoss;
-                correct += matches(tape, logits, y);
+                correct += matches(tapes.get(i), logits.get(i), Tensor.of(shards.get(i).y(), false, shards.get(i).size()));
             }
-            // Back propagation is performed separately on each GPU
-            for (int i = 0; i < devices.size(); i++) {
-                tapes.get(i).backward(losses.get(i));
-                checkFiniteGradients(i);
-            }
-            // Sum all gradients from each GPU and broadcast them to all GPUs
-            for (int p = 0; p < deviceParams.getFirst().params().size(); p++) {
-                int param = p;
-                allReduce.allReduce(param, deviceParams.stream().map(r -> r.params().get(param).grad()).toList());
-            }
-            // The model parameters are updated separately on each GPU; the gradient is summed over the full batch
-            for (Replica replica : deviceParams) {
-                sgd(replica, lr, batchData.size());
-            }
+            checkFiniteGradients(0);
             if (config.checkReplicas()) {
                 checkReplicasIdentical();
             }
@@ -140,6 +173,59 @@ public final class DataParallelTrainer implements AutoCloseable {
                 workspaces.get(i).giveBack(shards.get(i).x());
                 workspaces.get(i).giveBack(shards.get(i).y());
             }
+        }
+    }
+
+    /**
+     * The buckets of one step: counts the gradients each bucket still waits for and sums a bucket over the
+     * devices once it has them all, as DDP's reducer does.
+     */
+    private final class BucketedAllReduce {
+        private final int[] waiting = new int[buckets.size()];
+        private final boolean[][] ready = new boolean[devices.size()][deviceParams.getFirst().params().size()];
+        private final int[] bucketOf = new int[deviceParams.getFirst().params().size()];
+
+        BucketedAllReduce() {
+            for (GradientBuckets.Bucket b : buckets) {
+                waiting[b.index()] = b.params().size() * devices.size();
+                b.params().forEach(p -> bucketOf[p] = b.index());
+            }
+        }
+
+        void gradientReady(int device, Tensor parameter) {
+            int p = deviceParams.get(device).params().indexOf(parameter);
+            if (ready[device][p]) {
+                throw new IllegalStateException(deviceParams.get(device).names().get(p) + " received two gradient"
+                        + " contributions in one backward pass; bucketed allreduce needs every parameter used once");
+            }
+            ready[device][p] = true;
+            GradientBuckets.Bucket b = buckets.get(bucketOf[p]);
+            if (--waiting[b.index()] == 0) {
+                try (Ranges r = onAll("allreduce bucket " + b.index())) {
+                    allReduce.allReduce(b.index(), deviceParams.stream()
+                            .map(x -> x.gradients().slice(b.offset(), b.length())).toList());
+                }
+            }
+        }
+
+        void checkAllSent() {
+            for (int w : waiting) {
+                if (w != 0) {
+                    throw new IllegalStateException("the backward pass left a bucket of gradients incomplete");
+                }
+            }
+        }
+    }
+
+    /** A named range open on every device, for work that involves them all. */
+    private Ranges onAll(String name) {
+        return new Ranges(devices.stream().map(d -> d.range(name)).toList());
+    }
+
+    private record Ranges(List<Device.Range> open) implements AutoCloseable {
+        @Override
+        public void close() {
+            open.forEach(Device.Range::close);
         }
     }
 
@@ -165,6 +251,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         for (epoch = 1; epoch <= config.epochs(); epoch++) {
             double lossSum = 0;
             long correct = 0;
+            double simStart = simulatedNow();
             long start = System.nanoTime();
             BatchIterator it = new BatchIterator(data.train(), config.batchSize(), config.shuffle() ? shuffle : null);
             for (batch = 1; it.hasNext(); batch++) {
@@ -176,14 +263,24 @@ public final class DataParallelTrainer implements AutoCloseable {
                         stats.lossSum(), stats.correct()));
             }
             double wallSec = (System.nanoTime() - start) / 1e9;
+            double simSec = simulatedNow() - simStart;
             // Verify the model on GPU 0
             double testAcc = evaluateAccuracy(data.test());
             TrainingListener.EpochDone done = new TrainingListener.EpochDone(epoch, config.epochs(),
-                    lossSum / data.train().count(), (double) correct / data.train().count(), testAcc, wallSec);
+                    lossSum / data.train().count(), (double) correct / data.train().count(), testAcc, wallSec, simSec);
             epochs.add(done);
             listener.onEpoch(done);
         }
-        return new TrainResult(deviceIds(), List.copyOf(epochs));
+        return new TrainResult(deviceIds(), List.copyOf(epochs), timeline().map(Timeline::description).orElse(null));
+    }
+
+    /** The simulated time of the devices, when a cost model times them (backend {@code sim}). */
+    public Optional<Timeline> timeline() {
+        return devices.getFirst().timeline();
+    }
+
+    private double simulatedNow() {
+        return timeline().map(Timeline::now).orElse(Double.NaN);
     }
 
     /** The seed's {@code evaluate_accuracy_gpu}: the share of {@code data} that device 0's replica classifies right. */
@@ -246,7 +343,10 @@ public final class DataParallelTrainer implements AutoCloseable {
         return s;
     }
 
-    /** One squared norm per parameter (a 1×n by n×1 product on the device), downloaded together and checked. */
+    /**
+     * One squared norm per parameter (a 1×n by n×1 product on the device), downloaded together and checked. Run
+     * on the summed gradients, so a non-finite one anywhere shows on every device.
+     */
     private void checkFiniteGradients(int replicaIndex) {
         Replica replica = deviceParams.get(replicaIndex);
         List<Tensor> params = replica.params();

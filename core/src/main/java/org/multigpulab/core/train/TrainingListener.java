@@ -17,8 +17,12 @@ public interface TrainingListener {
     record BatchDone(int epoch, int batch, int batchesPerEpoch, int samples, double lossSum, int correct) {
     }
 
-    /** An epoch finished: mean training loss and accuracy, test accuracy on device 0, and its wall seconds. */
-    record EpochDone(int epoch, int epochs, double trainLoss, double trainAcc, double testAcc, double wallSec) {
+    /**
+     * An epoch finished: mean training loss and accuracy, test accuracy on device 0, its wall seconds and, on
+     * simulated GPUs, its simulated seconds ({@code NaN} on real devices).
+     */
+    record EpochDone(int epoch, int epochs, double trainLoss, double trainAcc, double testAcc, double wallSec,
+                     double simSec) {
     }
 
     default void onStart(Start start) {

@@ -97,7 +97,8 @@ class DataParallelTrainerTest {
             });
             assertTrue(epochs.get(1).trainLoss() < epochs.get(0).trainLoss() - 0.1, "the loss should fall: " + epochs);
             assertTrue(result.finalTestAcc() > 0.3, "the model should beat chance (0.1) clearly: " + epochs);
-            assertTrue(result.summaryLine().matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"),
+            assertTrue(result.summaryLine().matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"
+                            + " \\(simulated 2× T4 over PCIe 3: \\d[.\\d]* sec/epoch\\)"),
                     result.summaryLine());
         }
     }

@@ -16,16 +16,34 @@ import org.multigpulab.device.DeviceStats;
  * record components in snake case.
  */
 public record RunReport(String schema, Config config, List<String> devices, List<Epoch> epochs, Final finalResult,
-                        List<DeviceSummary> deviceStats) {
+                        List<DeviceSummary> deviceStats, Sim sim) {
 
-    public static final String SCHEMA = "multigpu-lab/run-report/1";
+    public static final String SCHEMA = "multigpu-lab/run-report/2";
 
     /** The options the run was started with. */
-    public record Config(String backend, String physical, int gpus, String allreduce, int epochs, int batchSize, float lr, long seed,
-                         boolean shuffle, int trainSamples, int testSamples, String dataDir, String load) {
+    public record Config(String backend, String physical, int gpus, String allreduce, Double bucketMb, int epochs,
+                         int batchSize, float lr, long seed, boolean shuffle, int trainSamples, int testSamples,
+                         String dataDir, String load) {
     }
 
-    public record Epoch(int epoch, double trainLoss, double trainAcc, double testAcc, double wallSec) {
+    /** One epoch; {@code simSec} is null unless the devices are simulated. */
+    public record Epoch(int epoch, double trainLoss, double trainAcc, double testAcc, double wallSec, Double simSec) {
+    }
+
+    /**
+     * What the simulated GPUs would have taken, for {@code --backend sim} only: the modelled hardware, the
+     * allreduce algorithm, mean simulated seconds per epoch, per device its time computing, communicating and
+     * idle over the whole run (training and evaluation), its bytes and peak memory, and the bytes per link.
+     */
+    public record Sim(String profile, String topology, String description, String algorithm, Double bucketMb,
+                      double secPerEpoch, List<SimDevice> devices, List<SimLink> links) {
+    }
+
+    public record SimDevice(String device, double computeSec, double commSec, double idleSec, long bytesSent,
+                            long bytesReceived, long peakBytes) {
+    }
+
+    public record SimLink(String from, String to, long bytes) {
     }
 
     public record Final(double testAcc, double wallSecPerEpoch) {
@@ -51,12 +69,19 @@ public record RunReport(String schema, Config config, List<String> devices, List
             return new DeviceSummary(d.id().toString(), s.kernelLaunches(), s.flops(), s.bytesUploaded(),
                     s.bytesDownloaded(), s.bytesFromPeers(), s.bytesToPeers(), s.peakAllocatedBytes());
         }).toList();
+        Sim sim = devices.getFirst().timeline().map(t -> new Sim(t.profile(), t.topology(), t.description(),
+                config.allreduce(), config.bucketMb(), result.simulatedSecPerEpoch(),
+                t.devices().stream().map(d -> new SimDevice(d.device().toString(), d.computeSec(), d.commSec(),
+                        d.idleSec(), d.bytesSent(), d.bytesReceived(), d.peakBytes())).toList(),
+                t.links().stream().map(l -> new SimLink(l.from().toString(), l.to().toString(), l.bytes())).toList()))
+                .orElse(null);
         return new RunReport(SCHEMA, config, result.devices().stream().map(Object::toString).toList(), epochs,
-                new Final(result.finalTestAcc(), result.secPerEpoch()), stats);
+                new Final(result.finalTestAcc(), result.secPerEpoch()), stats, sim);
     }
 
     private static Epoch epoch(TrainingListener.EpochDone e) {
-        return new Epoch(e.epoch(), e.trainLoss(), e.trainAcc(), e.testAcc(), e.wallSec());
+        return new Epoch(e.epoch(), e.trainLoss(), e.trainAcc(), e.testAcc(), e.wallSec(),
+                Double.isNaN(e.simSec()) ? null : e.simSec());
     }
 
     public String toJson() {

@@ -10,15 +10,42 @@ import org.multigpulab.lessons.errors.UserError;
 
 /**
  * The devices the command line asks for: a backend by name ({@code --backend}), how many ({@code --gpus}),
- * and for {@code sim} the physical backend underneath ({@code --physical}). Immutable.
+ * and for {@code sim} the physical backend underneath ({@code --physical}), the GPUs and interconnect its cost
+ * model times ({@code --profile}, {@code --topology}) and whether it records a trace. Immutable.
  */
-public record DeviceSetup(String backend, String physical) {
+public record DeviceSetup(String backend, String physical, String profile, String topology, boolean trace) {
 
     public DeviceSetup {
-        if (physical != null && !backend.equals("sim")) {
-            throw new UserError("--physical chooses the device under --backend sim; leave it out with --backend " + backend);
+        if (!backend.equals("sim")) {
+            simOnly("--physical", physical, "chooses the device under");
+            simOnly("--profile", profile, "chooses the GPUs timed by");
+            simOnly("--topology", topology, "chooses the interconnect timed by");
+            if (trace) {
+                throw new UserError("--trace records simulated time, which only --backend sim has; leave it out with"
+                        + " --backend " + backend);
+            }
         }
         Backends.find(backend);   // an unknown backend fails here, before any work
+    }
+
+    public DeviceSetup(String backend, String physical) {
+        this(backend, physical, null, null, false);
+    }
+
+    private void simOnly(String option, String value, String what) {
+        if (value != null) {
+            throw new UserError(option + " " + what + " --backend sim; leave it out with --backend " + backend);
+        }
+    }
+
+    /** The same devices, with a trace of their simulated time recorded. */
+    public DeviceSetup traced() {
+        return new DeviceSetup(backend, physical, profile, topology, true);
+    }
+
+    /** The same devices timed as {@code profile} GPUs on their own interconnect (sim only). */
+    public DeviceSetup withProfile(String newProfile) {
+        return new DeviceSetup(backend, physical, newProfile, null, trace);
     }
 
     /** The number of devices when {@code --gpus} is not given: 2 logical GPUs on sim, else 1. */
@@ -31,9 +58,18 @@ public record DeviceSetup(String backend, String physical) {
             throw new UserError("--gpus must be 1 or more, not " + count);
         }
         Map<String, String> options = new HashMap<>();
-        if (physical != null) {
-            options.put("physical", physical);
+        put(options, "physical", physical);
+        put(options, "profile", profile);
+        put(options, "topology", topology);
+        if (trace) {
+            options.put("trace", "on");
         }
         return Backends.open(backend, new DeviceRequest(count, options));
+    }
+
+    private static void put(Map<String, String> options, String name, String value) {
+        if (value != null) {
+            options.put(name, value);
+        }
     }
 }

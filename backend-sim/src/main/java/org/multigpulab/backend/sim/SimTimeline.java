@@ -1,0 +1,236 @@
+package org.multigpulab.backend.sim;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import org.multigpulab.device.DeviceStats;
+import org.multigpulab.device.KernelCost;
+import org.multigpulab.device.Timeline;
+
+/**
+ * The virtual clocks of a group of logical GPUs, advanced by a cost model instead of measured.
+ *
+ * <p>The model is CUDA's, reduced to what decides the time of data-parallel training:
+ * <ul>
+ *   <li>One host thread issues all work, as the notebook's Python does; each launch costs it the profile's
+ *   launch time, and nothing starts before it is issued. Downloads and {@code synchronize} make it wait.</li>
+ *   <li>Each GPU runs its kernels one at a time, in issue order, each taking
+ *   {@code max(flops / rate, bytes / bandwidth)}, on one of two streams: compute, and communication for
+ *   the reductions inside collectives, as NCCL's run beside the compute stream.</li>
+ *   <li>Each GPU has a peer port that sends and receives at once (full duplex) and a host port; a copy holds
+ *   the sender's and the receiver's port for {@code latency + bytes / bandwidth}. A copy starts once the work
+ *   issued before it on both GPUs' compute streams is done (as NCCL waits on an event of the compute stream);
+ *   later kernels on the compute stream do not wait for it, unless they read what it writes: that is what
+ *   lets communication overlap computation.</li>
+ *   <li>Every buffer remembers when its last write and its last read end, so that no kernel or copy reads data
+ *   before it is written or overwrites data still being read.</li>
+ * </ul>
+ * Not modelled: the PCIe root complex's own limit, contention of copies for SMs, clock boost.
+ */
+final class SimTimeline implements Timeline {
+
+    private final SimCluster cluster;
+    private final DeviceProfile profile;
+    private final Topology topology;
+    private final boolean recording;
+    private final int count;
+    private double host;
+    private final double[] compute;
+    private final double[] peerIn;
+    private final double[] peerOut;
+    private final double[] hostIn;
+    private final double[] hostOut;
+    private final double[] computeBusy;
+    private final double[] comm;
+    private final Intervals[] commBusy;
+    private final Intervals[] busy;
+    private final long[][] linkBytes;
+    private final List<TraceEvent> trace = new ArrayList<>();
+
+    SimTimeline(SimCluster cluster, int count, DeviceProfile profile, Topology topology, boolean recording) {
+        this.cluster = cluster;
+        this.count = count;
+        this.profile = profile;
+        this.topology = topology;
+        this.recording = recording;
+        compute = new double[count];
+        peerIn = new double[count];
+        peerOut = new double[count];
+        // Over PCIe, peers and the host share each GPU's one port.
+        hostIn = topology.peersOverHost() ? peerIn : new double[count];
+        hostOut = topology.peersOverHost() ? peerOut : new double[count];
+        computeBusy = new double[count];
+        comm = new double[count];
+        commBusy = new Intervals[count];
+        busy = new Intervals[count];
+        for (int i = 0; i < count; i++) {
+            commBusy[i] = new Intervals();
+            busy[i] = new Intervals();
+        }
+        linkBytes = new long[count][count];
+    }
+
+    DeviceProfile deviceProfile() {
+        return profile;
+    }
+
+    /**
+     * A kernel on device {@code d} that writes {@code out} and reads {@code in}, on the compute stream or, when
+     * {@code onComm}, on the communication stream; either way it is compute time, while communication time is
+     * the time the links are busy.
+     */
+    void kernel(int d, boolean onComm, KernelCost cost, SimBuffer out, SimBuffer... in) {
+        host += profile.launchSec();
+        double[] stream = onComm ? comm : compute;
+        double start = max(host, stream[d], out.writable());
+        for (SimBuffer b : in) {
+            start = Math.max(start, b.readable());
+        }
+        double seconds = profile.kernelSeconds(cost.flops(), cost.bytes());
+        double end = start + seconds;
+        stream[d] = end;
+        out.written(end);
+        for (SimBuffer b : in) {
+            b.read(end);
+        }
+        computeBusy[d] += seconds;
+        busy[d].add(start, end);
+        event(d, onComm ? "comm" : "compute", cost.kernel(), "kernel", start, seconds);
+        cluster.device(d).spanned(start, end);
+    }
+
+    /** A copy of {@code bytes} from device {@code from} to device {@code to}, issued on {@code to}. */
+    void peerCopy(int from, int to, long bytes, SimBuffer src, SimBuffer dst) {
+        host += profile.launchSec();
+        double start = max(host, compute[from], compute[to], peerOut[from], peerIn[to], src.readable(),
+                dst.writable());
+        double end = start + topology.peer().seconds(bytes);
+        peerOut[from] = end;
+        peerIn[to] = end;
+        dst.written(end);
+        src.read(end);
+        linkBytes[from][to] += bytes;
+        communicated(from, start, end);
+        communicated(to, start, end);
+        if (recording) {
+            String size = megabytes(bytes);
+            event(to, "recv", "from " + cluster.device(from).id() + " " + size, "copy", start, end - start);
+            event(from, "send", "to " + cluster.device(to).id() + " " + size, "copy", start, end - start);
+        }
+        cluster.device(to).spanned(start, end);
+    }
+
+    /** A copy from host memory to device {@code d}; pageable memory makes the host wait until it is done. */
+    void upload(int d, long bytes, SimBuffer dst) {
+        double start = max(host, hostIn[d], dst.writable());
+        double end = start + topology.host().seconds(bytes);
+        hostIn[d] = end;
+        dst.written(end);
+        host = end;
+        communicated(d, start, end);
+        event(d, "recv", "from host " + megabytes(bytes), "copy", start, end - start);
+        cluster.device(d).spanned(start, end);
+    }
+
+    /** A copy from device {@code d} to the host, after the work issued on it; the host waits for it. */
+    void download(int d, long bytes, SimBuffer src) {
+        double start = max(host, compute[d], hostOut[d], src.readable());
+        double end = start + topology.host().seconds(bytes);
+        hostOut[d] = end;
+        src.read(end);
+        host = end;
+        communicated(d, start, end);
+        event(d, "send", "to host " + megabytes(bytes), "copy", start, end - start);
+        cluster.device(d).spanned(start, end);
+    }
+
+    /** The host waits until everything issued to device {@code d} is done. */
+    void synchronize(int d) {
+        host = max(host, compute[d], comm[d], peerIn[d], peerOut[d], hostIn[d], hostOut[d]);
+    }
+
+    /** A named range of device {@code d}'s work, from its first start to its last end. */
+    void range(int d, String name, double start, double end) {
+        event(d, "steps", name, "range", start, end - start);
+    }
+
+    private void communicated(int d, double start, double end) {
+        commBusy[d].add(start, end);
+        busy[d].add(start, end);
+    }
+
+    private void event(int d, String lane, String name, String category, double start, double seconds) {
+        if (recording) {
+            trace.add(new TraceEvent(d, lane, name, category, start, seconds));
+        }
+    }
+
+    private static String megabytes(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%.3f MB", bytes / 1e6);
+    }
+
+    private static double max(double first, double... rest) {
+        double m = first;
+        for (double v : rest) {
+            m = Math.max(m, v);
+        }
+        return m;
+    }
+
+    @Override
+    public String description() {
+        return count + "× " + profile.displayName() + " over " + topology.displayName();
+    }
+
+    @Override
+    public String profile() {
+        return profile.name();
+    }
+
+    @Override
+    public String topology() {
+        return topology.name();
+    }
+
+    @Override
+    public double now() {
+        double t = host;
+        for (int d = 0; d < count; d++) {
+            t = max(t, compute[d], comm[d], peerIn[d], peerOut[d], hostIn[d], hostOut[d]);
+        }
+        return t;
+    }
+
+    @Override
+    public List<DeviceTime> devices() {
+        double span = now();
+        List<DeviceTime> out = new ArrayList<>();
+        for (int d = 0; d < count; d++) {
+            SimDevice device = cluster.device(d);
+            DeviceStats stats = device.stats();
+            out.add(new DeviceTime(device.id(), computeBusy[d], commBusy[d].union(), span - busy[d].union(),
+                    stats.bytesToPeers(), stats.bytesFromPeers(), stats.peakAllocatedBytes()));
+        }
+        return out;
+    }
+
+    @Override
+    public List<LinkTraffic> links() {
+        List<LinkTraffic> out = new ArrayList<>();
+        for (int from = 0; from < count; from++) {
+            for (int to = 0; to < count; to++) {
+                if (linkBytes[from][to] > 0) {
+                    out.add(new LinkTraffic(cluster.device(from).id(), cluster.device(to).id(), linkBytes[from][to]));
+                }
+            }
+        }
+        out.sort(Comparator.comparingLong(LinkTraffic::bytes).reversed());
+        return out;
+    }
+
+    @Override
+    public List<TraceEvent> trace() {
+        return Collections.unmodifiableList(trace);
+    }
+}

@@ -1,0 +1,50 @@
+package org.multigpulab.backend.sim;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import org.multigpulab.device.DeviceException;
+
+/**
+ * How the GPUs reach each other and the host. Every GPU has one port to its peers, full duplex: it can send
+ * and receive at once, each direction at {@code peer}'s rate, and every pair is reachable at that rate (a
+ * switch: PCIe through the host's root complex, or NVSwitch). {@code host} is the PCIe link to the host's
+ * memory; when {@code peersOverHost}, peer traffic crosses the same PCIe port and competes with it.
+ */
+record Topology(String name, String displayName, Link peer, Link host, boolean peersOverHost) {
+
+    private static final double G = 1e9;
+    /** A peer copy's fixed cost: the launch of the copy plus the handshake, some microseconds. */
+    private static final double PCIE_LATENCY = 10e-6;
+    private static final double NVLINK_LATENCY = 5e-6;
+
+    // PCIe x16, per direction: lanes × transfer rate × encoding (PCI-SIG): 3.0 8 GT/s 128b/130b = 15.75 GB/s,
+    // 4.0 16 GT/s = 31.5 GB/s, 5.0 32 GT/s = 63 GB/s.
+    private static final Link PCIE3 = new Link(PCIE_LATENCY, 15.75 * G);
+    private static final Link PCIE4 = new Link(PCIE_LATENCY, 31.5 * G);
+    private static final Link PCIE5 = new Link(PCIE_LATENCY, 63 * G);
+
+    static final List<Topology> ALL = List.of(
+            new Topology("pcie3", "PCIe 3", PCIE3, PCIE3, true),
+            new Topology("pcie4", "PCIe 4", PCIE4, PCIE4, true),
+            new Topology("pcie5", "PCIe 5", PCIE5, PCIE5, true),
+            // DGX-1's hybrid cube mesh of V100s: d2l §12.7 counts 18 GB/s per NVLink 2 link measured and three
+            // links' worth for each GPU in a ring (the datasheet's 6 links × 25 GB/s are not all on one ring).
+            new Topology("nvlink2", "NVLink 2", new Link(NVLINK_LATENCY, 3 * 18 * G), PCIE3, false),
+            // A100 SXM4 datasheet: NVLink 3, 600 GB/s both directions through NVSwitch (300 GB/s each way)
+            new Topology("nvlink3", "NVLink 3 (NVSwitch)", new Link(NVLINK_LATENCY, 300 * G), PCIE4, false),
+            // H100/H200 SXM datasheets: NVLink 4, 900 GB/s both directions through NVSwitch (450 GB/s each way)
+            new Topology("nvlink4", "NVLink 4 (NVSwitch)", new Link(NVLINK_LATENCY, 450 * G), PCIE5, false));
+
+    static final String HOST = "host";
+
+    static Topology named(String name) {
+        String key = name.toLowerCase(Locale.ROOT);
+        return ALL.stream().filter(t -> t.name.equals(key)).findFirst()
+                .orElseThrow(() -> new DeviceException("unknown topology '" + name + "'; choose " + names()));
+    }
+
+    static String names() {
+        return ALL.stream().map(Topology::name).collect(Collectors.joining(", ")) + " or " + HOST;
+    }
+}

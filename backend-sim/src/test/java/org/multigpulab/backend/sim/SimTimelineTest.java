@@ -1,0 +1,169 @@
+package org.multigpulab.backend.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.multigpulab.device.Backends;
+import org.multigpulab.device.Buffer;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceException;
+import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.KernelCost;
+import org.multigpulab.device.Timeline;
+
+/** The cost model, one rule at a time, on T4s over PCIe 3 unless a test says otherwise. */
+class SimTimelineTest {
+
+    private static final DeviceProfile T4 = DeviceProfile.named("t4");
+    private static final Link PCIE3 = Topology.named("pcie3").peer();
+    private static final double EPS = 1e-12;
+
+    private static List<Device> open(int count, String... options) {
+        Map<String, String> map = new java.util.HashMap<>();
+        for (int i = 0; i < options.length; i += 2) {
+            map.put(options[i], options[i + 1]);
+        }
+        return Backends.open("sim", new DeviceRequest(count, map));
+    }
+
+    private static Timeline timeline(List<Device> devices) {
+        return devices.getFirst().timeline().orElseThrow();
+    }
+
+    @Test
+    void aKernelTakesItsFlopsOrItsBytesWhicheverIsSlower() {
+        List<Device> d = open(1);
+        Buffer a = d.get(0).allocate(512 * 512), b = d.get(0).allocate(512 * 512), c = d.get(0).allocate(512 * 512);
+        Timeline t = timeline(d);
+        double before = t.now();
+        d.get(0).kernels().gemm(false, false, 512, 512, 512, 1f, a, b, 0f, c);   // 268 MFLOP, 3 MB: arithmetic
+        double gemm = t.now() - before;
+        KernelCost g = KernelCost.gemm(512, 512, 512, 0f);
+        assertEquals(T4.launchSec() + g.flops() / T4.flopsPerSec(), gemm, EPS);
+        before = t.now();
+        d.get(0).kernels().add(a, b, c, 512 * 512);                                // 0.26 MFLOP, 3 MB: memory
+        // the host issued it while the GEMM ran, so it follows the GEMM without a launch gap
+        assertEquals(KernelCost.add(512 * 512).bytes() / T4.memoryBytesPerSec(), t.now() - before, EPS);
+    }
+
+    @Test
+    void kernelsOfOneGpuRunInOrderAndGpusRunSideBySide() {
+        List<Device> d = open(2);
+        Buffer x0 = d.get(0).allocate(1 << 20), x1 = d.get(1).allocate(1 << 20);
+        double one = T4.kernelSeconds(KernelCost.scale(1 << 20).flops(), KernelCost.scale(1 << 20).bytes());
+        for (int i = 0; i < 3; i++) {
+            d.get(0).kernels().scale(2f, x0, 1 << 20);
+            d.get(1).kernels().scale(2f, x1, 1 << 20);
+        }
+        // GPU 1's first kernel is issued one launch after GPU 0's; each runs its three back to back
+        assertEquals(2 * T4.launchSec() + 3 * one, timeline(d).now(), EPS);
+        assertEquals(3 * one, timeline(d).devices().get(1).computeSec(), EPS);
+    }
+
+    @Test
+    void aCopyWaitsForWorkIssuedBeforeItButLaterKernelsDoNotWaitForTheCopy() {
+        List<Device> d = open(2);
+        int n = 4 << 20;   // 16 MB: about a millisecond over PCIe 3
+        Buffer grad = d.get(0).allocate(n), other = d.get(0).allocate(n), received = d.get(1).allocate(n);
+        Timeline t = timeline(d);
+        d.get(0).kernels().scale(2f, grad, n);
+        double kernel = t.now();
+        d.get(1).copyFromPeer(grad, received);
+        double copyEnd = t.now();
+        assertEquals(kernel + PCIE3.seconds(4L * n), copyEnd, 1e-9, "the copy starts when the kernel ends");
+        d.get(0).kernels().scale(2f, other, n);   // independent of the copy: overlaps it
+        assertEquals(copyEnd, t.now(), EPS, "the second kernel ran while the copy was on the wire");
+        d.get(0).kernels().scale(2f, grad, n);    // overwrites what the copy reads: must wait for it
+        assertTrue(t.now() > copyEnd + 1e-5);
+        d.get(1).kernels().scale(2f, received, n);  // reads what the copy wrote: after it
+        assertTrue(t.devices().get(1).computeSec() > 0);
+    }
+
+    @Test
+    void linksAreFullDuplex() {
+        List<Device> d = open(2);
+        int n = 1 << 20;
+        Buffer a0 = d.get(0).allocate(n), b0 = d.get(0).allocate(n), a1 = d.get(1).allocate(n), b1 = d.get(1).allocate(n);
+        Timeline t = timeline(d);
+        d.get(1).copyFromPeer(a0, b1);
+        d.get(0).copyFromPeer(a1, b0);   // the other direction at the same time
+        assertEquals(2 * T4.launchSec() + PCIE3.seconds(4L * n), t.now(), 1e-9);
+        d.get(1).copyFromPeer(a0, b1);   // the same direction again: right after the first
+        assertEquals(T4.launchSec() + 2 * PCIE3.seconds(4L * n), t.now(), 1e-9);
+        assertEquals(List.of(8L * n, 4L * n), t.links().stream().map(Timeline.LinkTraffic::bytes).toList());
+        assertEquals("sim:0", t.links().getFirst().from().toString());
+    }
+
+    @Test
+    void timeIsSplitIntoComputeCommunicationAndIdle() {
+        List<Device> d = open(2);
+        int n = 1 << 20;
+        Buffer x = d.get(0).allocate(n), y = d.get(1).allocate(n);
+        d.get(0).kernels().scale(2f, x, n);
+        d.get(1).copyFromPeer(x, y);
+        Timeline t = timeline(d);
+        for (Timeline.DeviceTime dt : t.devices()) {
+            assertEquals(t.now(), dt.computeSec() + dt.commSec() + dt.idleSec(), 1e-12, dt.toString());
+        }
+        assertEquals(PCIE3.seconds(4L * n), t.devices().get(1).commSec(), 1e-12);
+    }
+
+    @Test
+    void uploadsCrossTheHostLinkAndMakeTheHostWait() {
+        List<Device> d = open(1);
+        Buffer x = d.get(0).allocate(1 << 20);
+        d.get(0).upload(new float[1 << 20], 0, x);
+        assertEquals(Topology.named("pcie3").host().seconds(4L << 20), timeline(d).now(), EPS);
+    }
+
+    @Test
+    void profilesSetCapacityAndNames() {
+        Device rtx = open(1, "profile", "rtx4090").getFirst();
+        assertEquals(24L << 30, rtx.info().memoryBytes());
+        assertEquals("1× RTX 4090 over PCIe 4", rtx.timeline().orElseThrow().description());
+        Device a100 = open(1, "profile", "A100", "topology", "pcie4", "memory-mb", "1000").getFirst();
+        assertEquals(1000L << 20, a100.info().memoryBytes());
+        assertEquals("1× A100-SXM4 over PCIe 4", a100.timeline().orElseThrow().description());
+    }
+
+    @Test
+    void theHostProfileIsMeasured() {
+        Timeline t = open(1, "profile", "host").getFirst().timeline().orElseThrow();
+        assertEquals("host", t.profile());
+        assertEquals("host", t.topology());
+    }
+
+    @Test
+    void namedRangesAndEventsAreRecordedOnlyWhenAsked() {
+        List<Device> quiet = open(1);
+        quiet.getFirst().kernels().fill(1f, quiet.getFirst().allocate(4), 4);
+        assertTrue(timeline(quiet).trace().isEmpty());
+
+        List<Device> d = open(2, "trace", "on");
+        Buffer x = d.get(0).allocate(1024), y = d.get(1).allocate(1024);
+        try (Device.Range r = d.get(1).range("allreduce W1")) {
+            d.get(0).kernels().fill(1f, x, 1024);
+            d.get(1).copyFromPeer(x, y);
+        }
+        List<Timeline.TraceEvent> events = timeline(d).trace();
+        assertEquals(List.of("compute", "recv", "send", "steps"), events.stream().map(Timeline.TraceEvent::lane).toList());
+        Timeline.TraceEvent copy = events.get(1), range = events.get(3);
+        assertEquals(1, range.device());
+        assertEquals(copy.startSec(), range.startSec(), EPS, "the range covers the copy, sim:1's only work");
+        assertEquals(copy.durationSec(), range.durationSec(), EPS);
+    }
+
+    @Test
+    void badOptionsAreNamed() {
+        assertTrue(assertThrows(DeviceException.class, () -> open(1, "profile", "k80")).getMessage()
+                .contains("unknown device profile 'k80'; choose t4, v100, a100, h100, h200, rtx4090 or host"));
+        assertTrue(assertThrows(DeviceException.class, () -> open(1, "topology", "ethernet")).getMessage()
+                .contains("unknown topology 'ethernet'"));
+        assertTrue(assertThrows(DeviceException.class, () -> open(1, "trace", "yes")).getMessage()
+                .contains("trace must be on or off"));
+    }
+}

@@ -1,0 +1,54 @@
+package org.multigpulab.device;
+
+import java.util.List;
+
+/**
+ * The simulated time of a group of devices that a cost model times instead of a clock on the wall: what the
+ * work issued to them would take on the modelled hardware. Devices opened together share one timeline;
+ * backends that run on real hardware have none ({@link Device#timeline()} is empty).
+ *
+ * <p>Times are seconds since the devices were opened. Read it from the thread that drives the devices.
+ */
+public interface Timeline {
+
+    /** What is modelled, for people: {@code "2× T4 over PCIe 3"}. */
+    String description();
+
+    /** The device profile's name, such as {@code t4}. */
+    String profile();
+
+    /** The interconnect's name, such as {@code pcie3}. */
+    String topology();
+
+    /** When everything issued so far, on every device and link, has finished. */
+    double now();
+
+    /** Per device, in device order: how its time was spent since the devices were opened. */
+    List<DeviceTime> devices();
+
+    /** Bytes that crossed each directed link between two devices, busiest first. */
+    List<LinkTraffic> links();
+
+    /** The recorded events, in the order they were issued; empty unless recording was asked for. */
+    List<TraceEvent> trace();
+
+    /**
+     * One device's time up to {@link #now()}: kernels running (on any stream; their durations added), its links
+     * busy with copies (sending or receiving, overlapping time counted once), and idle, when it neither
+     * computed nor moved data.
+     */
+    record DeviceTime(DeviceId device, double computeSec, double commSec, double idleSec,
+                      long bytesSent, long bytesReceived, long peakBytes) {
+    }
+
+    /** Bytes copied from one device to another. */
+    record LinkTraffic(DeviceId from, DeviceId to, long bytes) {
+    }
+
+    /**
+     * One span of simulated time on a device's lane ({@code compute}, {@code copy} or {@code steps}): a kernel,
+     * a copy, or a named range of work such as a collective step.
+     */
+    record TraceEvent(int device, String lane, String name, String category, double startSec, double durationSec) {
+    }
+}
