@@ -71,6 +71,11 @@ public final class LessonContext {
         return batchSize != null ? batchSize : 256;
     }
 
+    /** The devices the command line chose. */
+    public DeviceSetup devices() {
+        return devices;
+    }
+
     public List<Device> open(int count) {
         return devices.open(count);
     }
@@ -103,7 +108,13 @@ public final class LessonContext {
      */
     public TrainResult train(int count, TrainConfig config, GradientAllReduce allReduce, TrainingListener listener,
                              Consumer<DataParallelTrainer> inspect) {
-        List<Device> opened = open(count);
+        return train(devices, count, config, allReduce, listener, inspect);
+    }
+
+    /** {@link #train(int, TrainConfig, GradientAllReduce, TrainingListener, Consumer)} on devices of {@code setup}. */
+    public TrainResult train(DeviceSetup setup, int count, TrainConfig config, GradientAllReduce allReduce,
+                             TrainingListener listener, Consumer<DataParallelTrainer> inspect) {
+        List<Device> opened = setup.open(count);
         List<TrainingListener> listeners = new ArrayList<>(List.of(listener));
         ProgressBars bars = ProgressBars.wanted(quiet) ? new ProgressBars() : null;
         if (bars != null) {

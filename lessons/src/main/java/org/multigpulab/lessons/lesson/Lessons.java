@@ -9,7 +9,8 @@ public final class Lessons {
     public static final List<Lesson> ALL = List.of(
             new ModelLesson(), new ParamsLesson(), new AllreduceLesson(), new ScatterLesson(), new TrainLesson(),
             new AllreduceBugLesson(), new Exercise1Lesson(), new Exercise2Lesson(), new Exercise3Lesson(),
-            new Exercise4Lesson(), new ConciseLesson(), new ConciseExercise1Lesson(), new ConciseExercise2Lesson());
+            new Exercise4Lesson(), new ConciseLesson(), new ConciseExercise1Lesson(), new ConciseExercise2Lesson(),
+            new ScalingLesson());
 
     private Lessons() {
     }

@@ -27,7 +27,8 @@ public final class Charts {
     public static XYChart lines(String title, String xTitle, String yTitle, List<Curve> curves, boolean unitRange) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
                 .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
-        style(chart.getStyler(), Styler.LegendPosition.InsideSE);
+        // a few curves keep their legend in the chart's empty corner; more would cover the lines
+        style(chart.getStyler(), curves.size() <= 3 ? Styler.LegendPosition.InsideSE : Styler.LegendPosition.OutsideS);
         if (unitRange) {
             chart.getStyler().setYAxisMin(0.0);
             chart.getStyler().setYAxisMax(1.0);

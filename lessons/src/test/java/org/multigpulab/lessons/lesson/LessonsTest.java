@@ -39,7 +39,7 @@ class LessonsTest {
 
     @Test
     void everyLessonIsListedOnceWithASummary() {
-        assertEquals(13, Lessons.ALL.size());
+        assertEquals(14, Lessons.ALL.size());
         assertEquals(Lessons.ALL.size(), Lessons.ALL.stream().map(Lesson::name).distinct().count());
         assertTrue(Lessons.ALL.stream().allMatch(l -> !l.summary().isBlank()));
         assertTrue(Lessons.find("allreduce-bug").isPresent());
@@ -166,5 +166,31 @@ class LessonsTest {
         new ConciseExercise2Lesson().run(ctx(2));
         assertTrue(output().matches("(?s).*measured .*: sim:0 \\d+ img/s, sim:1 \\d+ img/s.*"), output());
         assertTrue(output().contains("a batch of 32 split in proportion: ["), output());
+    }
+
+    /** scaling: 1 to 8 simulated GPUs, one epoch of 2,048 images; the claims are about simulated time. */
+    @Test
+    void scalingShowsTheLaunchBoundStepAndWhatWeakScalingBuys() throws Exception {
+        LessonContext ctx = new LessonContext(new PrintStream(printed, true, StandardCharsets.UTF_8),
+                new DeviceSetup("sim", null), null, null, 2048, 256, 1, 32, plots, true);
+        List<ScalingLesson.Row> rows = new ScalingLesson().rows(ctx);
+        new ScalingLesson().report(ctx, rows);
+        assertEquals(11, rows.size(), "4 GPU counts on 2 profiles, and weak scaling on 2, 4, 8");
+        List<ScalingLesson.Row> t4 = ScalingLesson.strong(rows, "t4", 32);
+        assertEquals(List.of(1, 2, 4, 8), t4.stream().map(ScalingLesson.Row::gpus).toList());
+        assertEquals("8× T4 over PCIe 3", t4.getLast().description());
+        assertTrue(t4.getFirst().simSecPerEpoch() / t4.getLast().simSecPerEpoch() < 2,
+                "8 GPUs are not even twice as fast: " + t4);
+        ScalingLesson.Step step = t4.getLast().step();
+        assertTrue(step.idleSec() > 0.5 * step.seconds(), "the 8th GPU mostly waits: " + step);
+        assertTrue(step.computeSec() + step.idleSec() <= step.seconds() * (1 + 1e-9), step.toString());
+        ScalingLesson.Row weak8 = rows.getLast();
+        assertEquals(8 * 32, weak8.batchSize());
+        assertTrue(weak8.simSecPerEpoch() < t4.getLast().simSecPerEpoch(), "a bigger batch per GPU scales better");
+        assertEquals("8× H100-SXM over NVLink 4 (NVSwitch)", ScalingLesson.strong(rows, "h100", 32).getLast().description());
+        for (String chart : List.of("scaling-simulated", "scaling-wall", "scaling-speedup")) {
+            PlotFilesCheck.assertChart(plots, chart);
+        }
+        assertTrue(output().contains("Why it hardly scales: with 8 GPUs each holds 4 images"), output());
     }
 }
