@@ -87,6 +87,7 @@ class BadInputTest {
                         "--trace records simulated time, which only --backend sim has"),
                 Arguments.of(List.of("--trace", dir.resolve("no/such/t.json").toString()), "does not exist"),
                 Arguments.of(List.of("--bucket-mb", "0"), "--bucket-mb must be a positive number"),
+                Arguments.of(List.of("--backend", "djl", "--gpus", "64"), "--backend sim --physical djl --gpus 64"),
                 Arguments.of(List.of("--profile", "t4", "--gpus", "2", "--memory-mb", "1"), "Unknown option"));
     }
 

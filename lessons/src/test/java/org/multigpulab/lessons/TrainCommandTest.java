@@ -71,6 +71,21 @@ class TrainCommandTest {
         assertTrue(relativeDistance(sim, LeNet.initParams(9)) > 1e-3, "training changed the parameters");
     }
 
+    /**
+     * libtorch as the outside referee of our Java kernels: the same start, data and order on djl (djl:cpu here,
+     * a CUDA GPU where there is one) and on two logical GPUs over cpu give parameters within 1e-4 relative; and
+     * four logical GPUs over djl train too.
+     */
+    @Test
+    void djlAndSimSaveTheSameParameters() {
+        SafeTensors.write(dir.resolve("init.safetensors"), LeNet.initParams(4));
+        List<HostTensor> torch = trainAndSave("djl.safetensors", "--backend", "djl", "--gpus", "1");
+        List<HostTensor> sim = trainAndSave("sim.safetensors", "--backend", "sim", "--gpus", "2");
+        assertTrue(relativeDistance(torch, sim) < 1e-4, "djl vs sim over cpu: " + relativeDistance(torch, sim));
+        List<HostTensor> four = trainAndSave("four.safetensors", "--backend", "sim", "--physical", "djl", "--gpus", "4");
+        assertTrue(relativeDistance(four, sim) < 1e-4, "4 logical GPUs over djl vs sim: " + relativeDistance(four, sim));
+    }
+
     /** {@code --trace} writes a Chrome trace: every logical GPU a process, with named lanes and timed events. */
     @Test
     void writesATraceOfSimulatedTime() throws Exception {

@@ -1,0 +1,184 @@
+package org.multigpulab.backend.djl;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.GradientCollector;
+import java.util.function.Function;
+import org.multigpulab.device.BiasShape;
+import org.multigpulab.device.Buffer;
+import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.Kernels;
+import org.multigpulab.device.PoolShape;
+
+/**
+ * The kernels as libtorch operations through DJL's NDArray: forward and backward written out as explicit
+ * operations, each call in its own {@link NDManager} so that every temporary is freed when it returns. The
+ * backward convolutions use the textbook identities: the data gradient is a full convolution of {@code dy}
+ * with the filter turned around, the filter gradient a convolution of the input (batch and channels swapped)
+ * with {@code dy} as the filter. Pooling's backward is libtorch's, through autograd.
+ */
+final class DjlKernels implements Kernels {
+
+    private static final Shape ONE = new Shape(1, 1);
+    private static final Shape ZERO = new Shape(0, 0);
+
+    private final DjlDevice device;
+
+    DjlKernels(DjlDevice device) {
+        this.device = device;
+    }
+
+    /** The first {@code count} elements of {@code buffer}, read into {@code scope}. */
+    private static NDArray in(NDManager scope, Buffer buffer, long count) {
+        return ((DjlBuffer) buffer.slice(0, Math.toIntExact(count))).read(scope);
+    }
+
+    /** Runs {@code body} in a fresh manager and writes what it returns into the first {@code count} of {@code out}. */
+    private void into(Buffer out, long count, Function<NDManager, NDArray> body) {
+        try (NDManager scope = device.scope()) {
+            ((DjlBuffer) out.slice(0, Math.toIntExact(count))).write(body.apply(scope));
+        }
+    }
+
+    private static NDArray conv(NDArray x, NDArray w) {
+        return x.getNDArrayInternal().convolution(x, w, null, ONE, ZERO, ONE, 1).singletonOrThrow();
+    }
+
+    @Override
+    public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
+        into(y, s.outputLength(), m -> conv(in(m, x, s.inputLength()).reshape(s.batch(), s.inChannels(), s.height(), s.width()),
+                in(m, w, s.filterLength()).reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth())));
+    }
+
+    @Override
+    public void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
+        into(dx, s.inputLength(), m -> {
+            NDArray g = in(m, dy, s.outputLength()).reshape(s.batch(), s.outChannels(), s.outHeight(), s.outWidth());
+            NDArray f = in(m, w, s.filterLength()).reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth());
+            // dx = dy, padded by the filter's size less one, convolved with the filter turned by 180° and its
+            // input and output channels swapped (DJL's PyTorch engine has no transposed convolution)
+            NDArray turned = f.flip(2, 3).transpose(1, 0, 2, 3);
+            Shape pad = new Shape(s.kernelHeight() - 1, s.kernelWidth() - 1);
+            return g.getNDArrayInternal().convolution(g, turned, null, ONE, pad, ONE, 1).singletonOrThrow();
+        });
+    }
+
+    @Override
+    public void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
+        into(dw, s.filterLength(), m -> {
+            // dw[o, c] = Σ_n x[n, c] ⋆ dy[n, o]: channels of x as the batch, images as the channels
+            NDArray input = in(m, x, s.inputLength()).reshape(s.batch(), s.inChannels(), s.height(), s.width())
+                    .transpose(1, 0, 2, 3);
+            NDArray filter = in(m, dy, s.outputLength()).reshape(s.batch(), s.outChannels(), s.outHeight(), s.outWidth())
+                    .transpose(1, 0, 2, 3);
+            return conv(input, filter).transpose(1, 0, 2, 3);
+        });
+    }
+
+    @Override
+    public void biasAdd(Buffer y, Buffer bias, BiasShape s) {
+        into(y, s.length(), m -> in(m, y, s.length()).reshape(s.outer(), s.channels(), s.inner())
+                .add(in(m, bias, s.channels()).reshape(1, s.channels(), 1)));
+    }
+
+    @Override
+    public void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
+        into(db, s.channels(), m -> in(m, dy, s.length()).reshape(s.outer(), s.channels(), s.inner()).sum(new int[] {0, 2}));
+    }
+
+    @Override
+    public void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
+        into(y, s.outputLength(), m -> pool(in(m, x, s.inputLength()).reshape(1, s.planes(), s.height(), s.width()), s));
+    }
+
+    private static NDArray pool(NDArray planes, PoolShape s) {
+        return planes.getNDArrayInternal().avgPool(new Shape(s.window(), s.window()), new Shape(s.stride(), s.stride()),
+                ZERO, false, true);
+    }
+
+    @Override
+    public void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
+        into(dx, s.inputLength(), m -> {
+            // libtorch's own pooling backward, through DJL's autograd on a fresh copy of the input shape: the
+            // gradient of sum(pool(x) · dy) with respect to x
+            NDArray x = m.zeros(new Shape(1, s.planes(), s.height(), s.width()));
+            NDArray g = in(m, dy, s.outputLength()).reshape(1, s.planes(), s.outHeight(), s.outWidth());
+            try (GradientCollector collector = Libtorch.engine().newGradientCollector()) {
+                x.setRequiresGradient(true);
+                collector.backward(pool(x, s).mul(g).sum());
+                return x.getGradient().duplicate();
+            }
+        });
+    }
+
+    @Override
+    public void reluForward(Buffer x, Buffer y, int n) {
+        into(y, n, m -> in(m, x, n).getNDArrayInternal().relu());
+    }
+
+    @Override
+    public void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
+        into(dx, n, m -> in(m, dy, n).mul(in(m, x, n).gt(0f).toType(DataType.FLOAT32, false)));
+    }
+
+    @Override
+    public void gemm(boolean transA, boolean transB, int m, int n, int k,
+                     float alpha, Buffer a, Buffer bMatrix, float beta, Buffer c) {
+        long mk = (long) m * k, kn = (long) k * n, mn = (long) m * n;
+        into(c, mn, s -> {
+            NDArray left = transA ? in(s, a, mk).reshape(k, m).transpose() : in(s, a, mk).reshape(m, k);
+            NDArray right = transB ? in(s, bMatrix, kn).reshape(n, k).transpose() : in(s, bMatrix, kn).reshape(k, n);
+            NDArray product = left.matMul(right);
+            if (alpha != 1f) {
+                product = product.mul(alpha);
+            }
+            // beta = 0 must ignore c altogether, NaN included, as BLAS does
+            return beta == 0f ? product : product.add(in(s, c, mn).reshape(m, n).mul(beta));
+        });
+    }
+
+    private static NDArray oneHot(NDManager m, Buffer labels, int batch, int classes) {
+        return in(m, labels, batch).toType(DataType.INT64, false).oneHot(classes).toType(DataType.FLOAT32, false);
+    }
+
+    @Override
+    public void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
+        into(loss, batch, m -> in(m, logits, (long) batch * classes).reshape(batch, classes).logSoftmax(1)
+                .mul(oneHot(m, labels, batch, classes))
+                .sum(new int[] {1}).neg());
+    }
+
+    @Override
+    public void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
+        into(dlogits, (long) batch * classes, m -> in(m, logits, (long) batch * classes).reshape(batch, classes)
+                .softmax(1).sub(oneHot(m, labels, batch, classes)));
+    }
+
+    @Override
+    public void axpy(float alpha, Buffer x, Buffer y, int n) {
+        into(y, n, m -> in(m, y, n).add(in(m, x, n).mul(alpha)));
+    }
+
+    @Override
+    public void scale(float alpha, Buffer x, int n) {
+        into(x, n, m -> in(m, x, n).mul(alpha));
+    }
+
+    @Override
+    public void add(Buffer a, Buffer bBuffer, Buffer out, int n) {
+        into(out, n, m -> in(m, a, n).add(in(m, bBuffer, n)));
+    }
+
+    @Override
+    public void fill(float value, Buffer x, int n) {
+        into(x, n, m -> m.full(new Shape(n), value));
+    }
+
+    @Override
+    public void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
+        into(count, 1, m -> in(m, logits, (long) batch * classes).reshape(batch, classes).argMax(1)
+                .eq(in(m, labels, batch).toType(DataType.INT64, false)).sum().toType(DataType.FLOAT32, false));
+    }
+}
