@@ -59,7 +59,7 @@ final class DjlKernels implements Kernels {
             NDArray f = in(m, w, s.filterLength()).reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth());
             // dx = dy, padded by the filter's size less one, convolved with the filter turned by 180° and its
             // input and output channels swapped (DJL's PyTorch engine has no transposed convolution)
-            NDArray turned = f.flip(2, 3).transpose(1, 0, 2, 3);
+            NDArray turned = f.flip(2, 3).transpose(1, 0, 2, 3).duplicate();   // contiguous, as convolutions want
             Shape pad = new Shape(s.kernelHeight() - 1, s.kernelWidth() - 1);
             return g.getNDArrayInternal().convolution(g, turned, null, ONE, pad, ONE, 1).singletonOrThrow();
         });
@@ -101,10 +101,17 @@ final class DjlKernels implements Kernels {
     @Override
     public void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
         into(dx, s.inputLength(), m -> {
-            // libtorch's own pooling backward, through DJL's autograd on a fresh copy of the input shape: the
-            // gradient of sum(pool(x) · dy) with respect to x
-            NDArray x = m.zeros(new Shape(1, s.planes(), s.height(), s.width()));
             NDArray g = in(m, dy, s.outputLength()).reshape(1, s.planes(), s.outHeight(), s.outWidth());
+            if (s.window() == s.stride()) {
+                // windows tile the plane: each output's gradient, divided by the window's area, repeated over it;
+                // rows and columns no window covered (floor mode) get zeros
+                int k = s.window();
+                NDArray spread = g.repeat(2, k).repeat(3, k).div(k * k);
+                return spread.pad(new Shape(0, s.width() - s.outWidth() * k, 0, s.height() - s.outHeight() * k), 0);
+            }
+            // overlapping windows: libtorch's own pooling backward, through DJL's autograd on a fresh tensor of
+            // the input's shape, the gradient of sum(pool(x) · dy) with respect to x
+            NDArray x = m.zeros(new Shape(1, s.planes(), s.height(), s.width()));
             try (GradientCollector collector = Libtorch.engine().newGradientCollector()) {
                 x.setRequiresGradient(true);
                 collector.backward(pool(x, s).mul(g).sum());
