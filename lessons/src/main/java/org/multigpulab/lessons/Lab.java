@@ -3,6 +3,7 @@ package org.multigpulab.lessons;
 import org.multigpulab.lessons.errors.UserError;
 import java.io.PrintWriter;
 import org.multigpulab.core.data.DataException;
+import org.multigpulab.core.dist.DistException;
 import org.multigpulab.core.train.TrainingDivergedException;
 import org.multigpulab.device.DeviceException;
 import picocli.CommandLine;
@@ -58,17 +59,23 @@ public final class Lab implements Runnable {
             if (!debug && !isUserError(e)) {
                 err.println("(an unexpected error: rerun with --debug for the stack trace, and report it)");
             }
-            return e instanceof TrainingDivergedException ? EXIT_FAILED : EXIT_USAGE;
+            return exitCode(e);
         });
         return cli;
     }
 
     private static boolean isUserError(Exception e) {
         return e instanceof UserError || e instanceof DeviceException || e instanceof DataException
-                || e instanceof TrainingDivergedException || e instanceof IllegalArgumentException;
+                || e instanceof TrainingDivergedException || e instanceof IllegalArgumentException
+                || e instanceof DistException;
     }
 
-    private static String message(Exception e) {
+    /** The exit status for an error: 1 when training diverged, else 2. */
+    static int exitCode(Exception e) {
+        return e instanceof TrainingDivergedException ? EXIT_FAILED : EXIT_USAGE;
+    }
+
+    static String message(Exception e) {
         String m = e.getMessage();
         return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
     }

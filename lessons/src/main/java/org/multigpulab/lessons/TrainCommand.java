@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.data.FashionMnist;
+import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.parallel.GradientAllReduce;
@@ -86,6 +87,12 @@ final class TrainCommand implements Callable<Integer> {
                     + " (open it in ui.perfetto.dev).")
     Path trace;
 
+    @Option(names = "--dist", paramLabel = "KIND", defaultValue = "none",
+            description = "none, or mpi: train together with the other processes that mpirun (or srun --mpi=pmix)"
+                    + " started, each on its own --gpus devices, e.g. mpirun -np 4 ./lab train --dist mpi --gpus 2."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String dist;
+
     @Option(names = "--no-shuffle", description = "Keep the data set's order instead of shuffling every epoch.")
     boolean noShuffle;
 
@@ -137,33 +144,68 @@ final class TrainCommand implements Callable<Integer> {
         if (report != null) {
             AtomicFile.checkWritable("--report", report);
         }
-        List<HostTensor> init = load == null ? LeNet.initParams(seed) : loadParams(load);
+        ProcessGroup group = joinGroup();
+        try {
+            return train(group, deviceSetup, devices, allReduce);
+        } catch (RuntimeException e) {
+            if (group.size() > 1) {
+                // the other ranks wait in a collective for this one: end them all, with this rank's reason
+                group.abort("rank " + group.rank() + ": error: " + Lab.message(e), Lab.exitCode(e));
+            }
+            throw e;
+        } finally {
+            group.close();
+        }
+    }
+
+    private ProcessGroup joinGroup() {
+        try {
+            return ProcessGroup.join(dist);
+        } catch (IllegalArgumentException e) {
+            throw new UserError("--dist " + dist + ": " + e.getMessage());
+        }
+    }
+
+    private int train(ProcessGroup group, DeviceSetup deviceSetup, int devices, GradientAllReduce allReduce) {
+        PrintStream out = System.out;
+        // Only rank 0 prints, plots, saves and reports; the others train in silence.
+        boolean lead = group.rank() == 0;
+        boolean talk = lead && !quiet;
+        List<HostTensor> init = fromRankZero(group, load == null ? LeNet.initParams(seed) : loadParams(load));
         DataSetup data = DataSetup.load(dataOptions.data, dataOptions.trainSamples, dataOptions.testSamples);
         FashionMnist.Splits splits = data.splits();
         TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug);
 
         List<Device> opened = deviceSetup.open(devices);
         List<TrainingListener> listeners = new ArrayList<>();
-        ProgressBars bars = ProgressBars.wanted(quiet) ? new ProgressBars() : null;
+        ProgressBars bars = talk && ProgressBars.wanted(quiet) ? new ProgressBars() : null;
         if (bars != null) {
             listeners.add(bars);
         }
-        if (!quiet) {
+        if (talk) {
             listeners.add(new EpochLog(out));
-            out.println("training on " + opened.stream().map(d -> d.id().toString()).toList() + ": "
-                    + splits.train().count() + " training and " + splits.test().count() + " test images, "
+            out.println("training on " + opened.stream().map(d -> d.id().toString()).toList()
+                    + (group.size() > 1 ? " in each of " + group.size() + " processes (" + group.description() + ")" : "")
+                    + ": " + splits.train().count() + " training and " + splits.test().count() + " test images, "
                     + epochs + " epochs, batch " + batchSize + ", lr " + lr);
         }
         try (DataParallelTrainer trainer = new DataParallelTrainer(opened, init, config, allReduce)) {
+            trainer.setProcessGroup(group);
             if (bucketMb != null) {
                 trainer.setBucketBytes(Math.round(bucketMb * 1e6));
             }
-            Path plots = PlotDir.choose(plotDir);
-            Curve test = new Curve("test acc"), train = new Curve("train acc");
-            listeners.add(new LearningCurve("LeNet on " + trainer.deviceIds(), plots, "learning-curve", !quiet,
-                    List.of(test, train)).listener(test, train));
+            Path plots = lead ? PlotDir.choose(plotDir) : null;
+            if (lead) {
+                Curve test = new Curve("test acc"), train = new Curve("train acc");
+                listeners.add(new LearningCurve("LeNet on " + trainer.deviceIds(), plots, "learning-curve", talk,
+                        List.of(test, train)).listener(test, train));
+            }
             TrainResult result = trainer.train(splits, TrainingListener.all(listeners));
-            out.println(result.summaryLine());
+            if (!lead) {
+                return 0;
+            }
+            out.println(result.summaryLine()
+                    + (group.size() > 1 ? String.format(java.util.Locale.ROOT, " × %d processes", group.size()) : ""));
             if (save != null) {
                 SafeTensors.write(save, trainer.parameters());
             }
@@ -174,9 +216,11 @@ final class TrainCommand implements Callable<Integer> {
                 RunReport.of(new RunReport.Config(devicesOptions.backend, devicesOptions.physical, devices, allreduce,
                         bucketMb, epochs, batchSize, lr, seed, !noShuffle,
                         splits.train().count(), splits.test().count(), data.dir().toString(),
-                        load == null ? null : load.toString()), result, opened).write(report);
+                        load == null ? null : load.toString()), result, opened,
+                        dist.equals("none") ? null : new RunReport.Dist(dist, group.size(), group.description(),
+                                trainer.crossRankSeconds(), trainer.crossRankCalls())).write(report);
             }
-            if (!quiet) {
+            if (talk) {
                 out.println("learning curve: " + plots.resolve("learning-curve.png"));
             }
         } finally {
@@ -186,6 +230,27 @@ final class TrainCommand implements Callable<Integer> {
             opened.forEach(Device::close);
         }
         return 0;
+    }
+
+    /** Every rank starts from rank 0's parameters, as DDP broadcasts them. */
+    private static List<HostTensor> fromRankZero(ProcessGroup group, List<HostTensor> params) {
+        if (group.size() == 1) {
+            return params;
+        }
+        float[] flat = new float[params.stream().mapToInt(p -> p.values().length).sum()];
+        int offset = 0;
+        for (HostTensor p : params) {
+            System.arraycopy(p.values(), 0, flat, offset, p.values().length);
+            offset += p.values().length;
+        }
+        group.broadcast(flat, 0);
+        List<HostTensor> shared = new ArrayList<>();
+        offset = 0;
+        for (HostTensor p : params) {
+            shared.add(new HostTensor(p.name(), p.shape(), java.util.Arrays.copyOfRange(flat, offset, offset + p.values().length)));
+            offset += p.values().length;
+        }
+        return shared;
     }
 
     private static void requirePositive(String option, int value) {

@@ -24,7 +24,8 @@ class ArchitectureTest {
     @Test
     void everyModuleIsOnTheClassPath() {
         for (String pkg : new String[] {"org.multigpulab.device", "org.multigpulab.core", "org.multigpulab.backend.cpu",
-                "org.multigpulab.backend.sim", "org.multigpulab.backend.opencl", "org.multigpulab.lessons"}) {
+                "org.multigpulab.backend.sim", "org.multigpulab.backend.opencl", "org.multigpulab.backend.djl",
+                "org.multigpulab.dist.mpi", "org.multigpulab.lessons"}) {
             if (classes.stream().noneMatch(c -> c.getPackageName().startsWith(pkg))) {
                 throw new AssertionError("no classes of " + pkg + " were imported; the rules below would pass vacuously");
             }
@@ -56,7 +57,8 @@ class ArchitectureTest {
     @Test
     void aBackendNamesNeitherCoreNorAnotherBackend() {
         noClasses().that().resideInAPackage("org.multigpulab.backend..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.multigpulab.core..", "org.multigpulab.lessons..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.multigpulab.core..", "org.multigpulab.lessons..",
+                        "org.multigpulab.dist..")
                 .check(classes);
         slices().matching("org.multigpulab.backend.(*)..").should().notDependOnEachOther().check(classes);
     }
@@ -65,6 +67,17 @@ class ArchitectureTest {
     void lessonsReachBackendsOnlyThroughServiceLoader() {
         noClasses().that().resideInAPackage("org.multigpulab.lessons..")
                 .should().dependOnClassesThat().resideInAPackage("org.multigpulab.backend..")
+                .check(classes);
+    }
+
+    @Test
+    void distributionUsesCoreAndIsFoundByName() {
+        noClasses().that().resideInAPackage("org.multigpulab.dist..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.multigpulab.backend..", "org.multigpulab.lessons..")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("org.multigpulab.lessons..", "org.multigpulab.core..",
+                        "org.multigpulab.backend..", "org.multigpulab.device..")
+                .should().dependOnClassesThat().resideInAPackage("org.multigpulab.dist..")
                 .check(classes);
     }
 

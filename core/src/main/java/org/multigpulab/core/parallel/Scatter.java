@@ -99,9 +99,17 @@ public final class Scatter {
 
     /** {@link #splitBatch(HostBatch, List)} with the given number of samples per device. */
     public static List<Shard> splitBatch(HostBatch batch, List<Workspace> workspaces, int[] sizes) {
+        return splitBatch(batch, workspaces, sizes, 0);
+    }
+
+    /**
+     * {@link #splitBatch(HostBatch, List, int[])} of the rows from {@code firstRow} on: a process's part of a
+     * batch that several processes share.
+     */
+    public static List<Shard> splitBatch(HostBatch batch, List<Workspace> workspaces, int[] sizes, int firstRow) {
         int sample = batch.sampleLength();
         List<Shard> shards = new ArrayList<>();
-        int row = 0;
+        int row = firstRow;
         for (int i = 0; i < sizes.length; i++) {
             Workspace ws = workspaces.get(i);
             Buffer x = ws.take(sizes[i] * sample);

@@ -10,6 +10,7 @@ import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.autograd.Workspace;
 import org.multigpulab.core.data.BatchIterator;
+import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.data.HostBatch;
@@ -42,6 +43,10 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final GradientAllReduce allReduce;
     private double[] shares;
     private List<GradientBuckets.Bucket> buckets;
+    private ProcessGroup group = ProcessGroup.SINGLE;
+    private float[] hostGradients;
+    private long crossRankNanos;
+    private long crossRankCalls;
     private int epoch;
     private int batch;
 
@@ -89,6 +94,24 @@ public final class DataParallelTrainer implements AutoCloseable {
         this.shares = weights.clone();
     }
 
+    /**
+     * From now on, train together with the other processes of {@code group}: each takes its rank's share of every
+     * global batch, sums gradients over its own devices and then over the processes (hierarchically, as Horovod
+     * and NCCL do), and applies the same update. All processes must start from the same parameters.
+     */
+    public void setProcessGroup(ProcessGroup group) {
+        this.group = group;
+    }
+
+    /** Wall seconds spent summing gradients across processes, and how many times; 0 in one process. */
+    public double crossRankSeconds() {
+        return crossRankNanos / 1e9;
+    }
+
+    public long crossRankCalls() {
+        return crossRankCalls;
+    }
+
     /** What one mini-batch gave: summed loss and correct predictions over all shards. */
     public record BatchStats(double lossSum, int correct, int samples) {
     }
@@ -105,9 +128,15 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** The seed's {@code train_batch(X, y, device_params, devices, lr)}. */
     public BatchStats trainBatch(HostBatch batchData, float lr) {
+        int[] perRank = Scatter.shardSizes(batchData.size(), group.size());
+        int firstRow = 0;
+        for (int r = 0; r < group.rank(); r++) {
+            firstRow += perRank[r];
+        }
+        int mine = perRank[group.rank()];
         List<Shard> shards = Scatter.splitBatch(batchData, workspaces, shares == null
-                ? Scatter.shardSizes(batchData.size(), devices.size())
-                : Scatter.shardSizes(batchData.size(), shares));
+                ? Scatter.shardSizes(mine, devices.size())
+                : Scatter.shardSizes(mine, shares), firstRow);
         List<Tape> tapes = new ArrayList<>();
         List<Tensor> losses = new ArrayList<>();
         List<Tensor> logits = new ArrayList<>();
@@ -142,6 +171,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                         allReduce.allReduce(param, deviceParams.stream().map(x -> x.params().get(param).grad()).toList());
                     }
                 }
+                crossRank(0, deviceParams.getFirst().gradients().length());
             } else {
                 bucketed.checkAllSent();
             }
@@ -166,7 +196,7 @@ public final class DataParallelTrainer implements AutoCloseable {
             if (config.checkReplicas()) {
                 checkReplicasIdentical();
             }
-            return new BatchStats(lossSum, correct, batchData.size());
+            return new BatchStats(lossSum, correct, mine);
         } finally {
             tapes.forEach(Tape::close);
             for (int i = 0; i < shards.size(); i++) {
@@ -205,6 +235,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                     allReduce.allReduce(b.index(), deviceParams.stream()
                             .map(x -> x.gradients().slice(b.offset(), b.length())).toList());
                 }
+                crossRank(b.offset(), b.length());
             }
         }
 
@@ -215,6 +246,30 @@ public final class DataParallelTrainer implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Sums gradients {@code [offset, offset + length)}, already summed over this process's devices, over the
+     * processes: from device 0 to the host, across the group, and back to every device.
+     */
+    private void crossRank(int offset, int length) {
+        if (group.size() == 1) {
+            return;
+        }
+        long start = System.nanoTime();
+        try (Ranges r = onAll("allreduce across " + group.size() + " processes")) {
+            Replica first = deviceParams.getFirst();
+            if (hostGradients == null) {
+                hostGradients = new float[first.gradients().length()];
+            }
+            first.device().download(first.gradients().slice(offset, length), hostGradients, offset);
+            group.allReduce(hostGradients, offset, length);
+            for (Replica replica : deviceParams) {
+                replica.device().upload(hostGradients, offset, replica.gradients().slice(offset, length));
+            }
+        }
+        crossRankNanos += System.nanoTime() - start;
+        crossRankCalls++;
     }
 
     /** A named range open on every device, for work that involves them all. */
@@ -264,6 +319,10 @@ public final class DataParallelTrainer implements AutoCloseable {
             }
             double wallSec = (System.nanoTime() - start) / 1e9;
             double simSec = simulatedNow() - simStart;
+            double[] sums = {lossSum, correct};
+            group.allReduce(sums);
+            lossSum = sums[0];
+            correct = Math.round(sums[1]);
             // Verify the model on GPU 0
             double testAcc = evaluateAccuracy(data.test());
             TrainingListener.EpochDone done = new TrainingListener.EpochDone(epoch, config.epochs(),
@@ -288,14 +347,20 @@ public final class DataParallelTrainer implements AutoCloseable {
         return evaluateAccuracy(data, 0);
     }
 
-    /** The share of {@code data} that the replica on device {@code index} classifies right. */
+    /**
+     * The share of {@code data} that the replica on device {@code index} classifies right. With several
+     * processes each classifies every size-th batch and the counts are summed.
+     */
     public double evaluateAccuracy(Dataset data, int index) {
         Replica replica = deviceParams.get(index);
         Workspace ws = replica.workspace();
         long correct = 0;
         BatchIterator it = new BatchIterator(data, config.batchSize());
-        while (it.hasNext()) {
+        for (int i = 0; it.hasNext(); i++) {
             HostBatch b = it.next();
+            if (i % group.size() != group.rank()) {
+                continue;
+            }
             try (Tape tape = Tape.inference(ws)) {
                 Tensor x = tape.newTensor(false, b.size(), 1, data.rows(), data.cols());
                 Tensor y = tape.newTensor(false, b.size());
@@ -304,7 +369,9 @@ public final class DataParallelTrainer implements AutoCloseable {
                 correct += matches(tape, LeNet.forward(tape, x, replica.params()), y);
             }
         }
-        return (double) correct / data.count();
+        double[] sum = {correct};
+        group.allReduce(sum);
+        return sum[0] / data.count();
     }
 
     /** The current parameters, read from device 0. */
@@ -313,10 +380,11 @@ public final class DataParallelTrainer implements AutoCloseable {
     }
 
     private void checkBatchesSplit(int samples) {
-        int k = devices.size();
+        int k = devices.size() * group.size();
         if (config.batchSize() < k) {
             throw new IllegalArgumentException("a batch of " + config.batchSize() + " cannot be split over " + k
-                    + " devices; use --batch-size " + k + " or more");
+                    + " devices" + (group.size() > 1 ? " (" + devices.size() + " in each of " + group.size()
+                    + " processes)" : "") + "; use --batch-size " + k + " or more");
         }
         int last = samples % config.batchSize();
         if (last != 0 && last < k) {

@@ -16,9 +16,9 @@ import org.multigpulab.device.DeviceStats;
  * record components in snake case.
  */
 public record RunReport(String schema, Config config, List<String> devices, List<Epoch> epochs, Final finalResult,
-                        List<DeviceSummary> deviceStats, Sim sim) {
+                        List<DeviceSummary> deviceStats, Sim sim, Dist dist) {
 
-    public static final String SCHEMA = "multigpu-lab/run-report/2";
+    public static final String SCHEMA = "multigpu-lab/run-report/3";
 
     /** The options the run was started with. */
     public record Config(String backend, String physical, int gpus, String allreduce, Double bucketMb, int epochs,
@@ -46,6 +46,18 @@ public record RunReport(String schema, Config config, List<String> devices, List
     public record SimLink(String from, String to, long bytes) {
     }
 
+    /**
+     * Training across processes ({@code --dist}): how many, over what, and the wall time rank 0 spent summing
+     * gradients across them (download, the collective, upload), in all and per call.
+     */
+    public record Dist(String kind, int worldSize, String description, double crossRankSec, long crossRankCalls,
+                       Double crossRankMsPerCall) {
+        public Dist(String kind, int worldSize, String description, double crossRankSec, long crossRankCalls) {
+            this(kind, worldSize, description, crossRankSec, crossRankCalls,
+                    crossRankCalls == 0 ? null : 1e3 * crossRankSec / crossRankCalls);
+        }
+    }
+
     public record Final(double testAcc, double wallSecPerEpoch) {
     }
 
@@ -62,7 +74,7 @@ public record RunReport(String schema, Config config, List<String> devices, List
             .serializeNulls()
             .create();
 
-    public static RunReport of(Config config, TrainResult result, List<Device> devices) {
+    public static RunReport of(Config config, TrainResult result, List<Device> devices, Dist dist) {
         List<Epoch> epochs = result.epochs().stream().map(RunReport::epoch).toList();
         List<DeviceSummary> stats = devices.stream().map(d -> {
             DeviceStats s = d.stats();
@@ -76,7 +88,7 @@ public record RunReport(String schema, Config config, List<String> devices, List
                 t.links().stream().map(l -> new SimLink(l.from().toString(), l.to().toString(), l.bytes())).toList()))
                 .orElse(null);
         return new RunReport(SCHEMA, config, result.devices().stream().map(Object::toString).toList(), epochs,
-                new Final(result.finalTestAcc(), result.secPerEpoch()), stats, sim);
+                new Final(result.finalTestAcc(), result.secPerEpoch()), stats, sim, dist);
     }
 
     private static Epoch epoch(TrainingListener.EpochDone e) {

@@ -80,6 +80,24 @@ public final class LessonContext {
         return devices.open(count);
     }
 
+    /**
+     * The command-line options that choose the data ({@code --data}, {@code --train-samples},
+     * {@code --test-samples}) as given, for a lesson that starts {@code ./lab train} in other processes.
+     */
+    public List<String> dataOptions() {
+        List<String> options = new ArrayList<>();
+        if (dataDir != null) {
+            options.addAll(List.of("--data", dataDir.toString()));
+        }
+        if (trainSamples != null) {
+            options.addAll(List.of("--train-samples", trainSamples.toString()));
+        }
+        if (testSamples != null) {
+            options.addAll(List.of("--test-samples", testSamples.toString()));
+        }
+        return options;
+    }
+
     /** The data set, loaded once. */
     public FashionMnist.Splits data() {
         if (data == null) {

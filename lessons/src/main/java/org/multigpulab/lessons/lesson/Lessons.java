@@ -10,7 +10,7 @@ public final class Lessons {
             new ModelLesson(), new ParamsLesson(), new AllreduceLesson(), new ScatterLesson(), new TrainLesson(),
             new AllreduceBugLesson(), new Exercise1Lesson(), new Exercise2Lesson(), new Exercise3Lesson(),
             new Exercise4Lesson(), new ConciseLesson(), new ConciseExercise1Lesson(), new ConciseExercise2Lesson(),
-            new ScalingLesson());
+            new ScalingLesson(), new MultiProcessLesson());
 
     private Lessons() {
     }

@@ -39,7 +39,7 @@ class LessonsTest {
 
     @Test
     void everyLessonIsListedOnceWithASummary() {
-        assertEquals(14, Lessons.ALL.size());
+        assertEquals(15, Lessons.ALL.size());
         assertEquals(Lessons.ALL.size(), Lessons.ALL.stream().map(Lesson::name).distinct().count());
         assertTrue(Lessons.ALL.stream().allMatch(l -> !l.summary().isBlank()));
         assertTrue(Lessons.find("allreduce-bug").isPresent());
@@ -192,5 +192,29 @@ class LessonsTest {
             PlotFilesCheck.assertChart(plots, chart);
         }
         assertTrue(output().contains("Why it hardly scales: with 8 GPUs each holds 4 images"), output());
+    }
+
+    /** multi-process: mpirun with 1, 2 and 4 ranks on 2,048 images; skipped where Open MPI is not installed. */
+    @Test
+    void multiProcessTrainsTheSameModelAndTimesTheCrossing() throws Exception {
+        boolean mpirun = java.nio.file.Files.isExecutable(Path.of("/usr/bin/mpirun"));
+        if (System.getenv("CI") != null) {
+            assertTrue(mpirun, "CI must run the MPI lesson: install openmpi-bin");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(mpirun, "mpirun is not installed");
+        LessonContext ctx = new LessonContext(new PrintStream(printed, true, StandardCharsets.UTF_8),
+                new DeviceSetup("sim", null), null, null, 2048, 256, 1, 256, plots, true);
+        List<MultiProcessLesson.Row> rows = new MultiProcessLesson().rows(ctx);
+        new MultiProcessLesson().report(ctx, rows);
+        assertEquals(List.of(1, 2, 4), rows.stream().map(MultiProcessLesson.Row::ranks).toList());
+        assertEquals(null, rows.getFirst().crossRankMsPerStep(), "one rank sends nothing");
+        for (MultiProcessLesson.Row r : rows.subList(1, 3)) {
+            assertEquals(8, r.crossRankCalls(), "one cross-rank allreduce per step of 256");
+            assertTrue(r.crossRankMsPerStep() > 0);
+            assertEquals(rows.getFirst().testAcc(), r.testAcc(), 0.02, "the same model: " + rows);
+        }
+        PlotFilesCheck.assertChart(plots, "multi-process-sec-per-epoch");
+        PlotFilesCheck.assertChart(plots, "multi-process-allreduce");
+        assertTrue(output().contains("4 ranks: test acc"), output());
     }
 }

@@ -1,0 +1,101 @@
+package org.multigpulab.core.dist;
+
+import java.util.ServiceLoader;
+
+/**
+ * The processes that train one model together, as {@code torch.distributed}'s process group: each has a rank
+ * in {@code [0, size)}, and they sum arrays and share rank 0's data with collective calls that every rank makes
+ * in the same order. {@link #SINGLE} is one process alone; an implementation over MPI comes from a
+ * {@link Provider} found by name ({@code mpi}) with {@link ServiceLoader}, so {@code core} never names it.
+ *
+ * <p>Collectives are called by one thread of each process, the one that drives its devices.
+ */
+public interface ProcessGroup extends AutoCloseable {
+
+    int rank();
+
+    int size();
+
+    /** What connects the processes, for people: {@code "Open MPI v4.1.4, 2 ranks"}. */
+    String description();
+
+    /** Sums {@code data[offset, offset + length)} over all ranks, in place on every rank. */
+    void allReduce(float[] data, int offset, int length);
+
+    /** Sums {@code data} over all ranks, in place on every rank (for counts and loss sums). */
+    void allReduce(double[] data);
+
+    /** Copies rank {@code root}'s {@code data} into {@code data} on every other rank. */
+    void broadcast(float[] data, int root);
+
+    /**
+     * Ends every process of the group because this one cannot go on; {@code why} is printed first. Does not
+     * return.
+     */
+    void abort(String why, int exitCode);
+
+    @Override
+    void close();
+
+    /** One process on its own: collectives leave the data as it is. */
+    ProcessGroup SINGLE = new ProcessGroup() {
+        @Override
+        public int rank() {
+            return 0;
+        }
+
+        @Override
+        public int size() {
+            return 1;
+        }
+
+        @Override
+        public String description() {
+            return "one process";
+        }
+
+        @Override
+        public void allReduce(float[] data, int offset, int length) {
+        }
+
+        @Override
+        public void allReduce(double[] data) {
+        }
+
+        @Override
+        public void broadcast(float[] data, int root) {
+        }
+
+        @Override
+        public void abort(String why, int exitCode) {
+            System.err.println(why);
+            System.exit(exitCode);
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    /** Makes process groups of one kind, found with {@link ServiceLoader} by {@link #name()}. */
+    interface Provider {
+
+        String name();
+
+        /** The group this process belongs to, as its launcher ({@code mpirun}, {@code srun}) set it up. */
+        ProcessGroup join();
+    }
+
+    /** The group of the kind called {@code name}; {@code none} is {@link #SINGLE}. */
+    static ProcessGroup join(String name) {
+        if (name.equals("none")) {
+            return SINGLE;
+        }
+        for (Provider p : ServiceLoader.load(Provider.class)) {
+            if (p.name().equals(name)) {
+                return p.join();
+            }
+        }
+        throw new IllegalArgumentException("no process group called '" + name + "'; choose none or mpi");
+    }
+}

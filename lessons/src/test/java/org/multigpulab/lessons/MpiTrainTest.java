@@ -1,0 +1,143 @@
+package org.multigpulab.lessons;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.ParameterDistance;
+import org.multigpulab.lessons.files.RunReport;
+import org.multigpulab.lessons.files.SafeTensors;
+
+/**
+ * {@code ./lab train --dist mpi} under {@code mpirun} on this machine: the same parameters as one process with
+ * as many devices, and a killed rank ends the run instead of hanging it.
+ */
+class MpiTrainTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String MPIRUN = "/usr/bin/mpirun";
+
+    private static void requireMpirun() {
+        boolean present = Files.isExecutable(Path.of(MPIRUN));
+        if (System.getenv("CI") != null) {
+            assertTrue(present, "CI must run the MPI tests: install openmpi-bin");
+        } else {
+            Assumptions.assumeTrue(present, "mpirun is not installed");
+        }
+    }
+
+    /** {@code mpirun -np ranks java … Lab train args}, with this test's class path. */
+    private static List<String> mpirun(int ranks, String... args) {
+        List<String> command = new ArrayList<>(List.of(MPIRUN, "--allow-run-as-root", "--oversubscribe",
+                "-np", Integer.toString(ranks),
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector",
+                "-cp", System.getProperty("java.class.path"), Lab.class.getName(), "train", "--dist", "mpi"));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    private String[] slice(String save, String... more) {
+        List<String> args = new ArrayList<>(List.of("--no-shuffle", "--train-samples", "2560", "--test-samples", "500",
+                "--epochs", "1", "--quiet", "--load", dir.resolve("init.safetensors").toString(),
+                "--save", dir.resolve(save).toString(), "--plot-dir", dir.resolve("plots").toString()));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
+    private static String run(List<String> command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "mpirun did not finish:\n" + out);
+        assertEquals(0, p.exitValue(), out);
+        return out;
+    }
+
+    @Test
+    void ranksTrainAsOneProcessWithAsManyDevices() throws Exception {
+        requireMpirun();
+        SafeTensors.write(dir.resolve("init.safetensors"), LeNet.initParams(6));
+        Path report = dir.resolve("report.json");
+        String out = run(mpirun(2, slice("mpi2.safetensors", "--gpus", "1", "--report", report.toString())));
+        assertEquals(1, out.lines().filter(l -> l.startsWith("test acc:")).count(), "only rank 0 prints:\n" + out);
+        LabRunner.Result one = LabRunner.run(java.util.stream.Stream.concat(java.util.stream.Stream.of("train"),
+                java.util.Arrays.stream(slice("one2.safetensors", "--gpus", "2"))).toArray(String[]::new));
+        assertEquals(0, one.exit(), one.err());
+        List<HostTensor> mpi = SafeTensors.read(dir.resolve("mpi2.safetensors"));
+        List<HostTensor> single = SafeTensors.read(dir.resolve("one2.safetensors"));
+        assertTrue(ParameterDistance.relative(mpi, single) < 1e-5, "2 ranks vs 2 devices: "
+                + ParameterDistance.relative(mpi, single));
+        RunReport.Dist dist = RunReport.fromJson(Files.readString(report)).dist();
+        assertEquals(2, dist.worldSize());
+        assertEquals(10, dist.crossRankCalls(), "one cross-rank allreduce per step");
+        assertTrue(dist.crossRankSec() > 0 && dist.description().startsWith("Open MPI"), dist.toString());
+
+        run(mpirun(3, slice("mpi3.safetensors", "--gpus", "1")));
+        LabRunner.Result three = LabRunner.run(java.util.stream.Stream.concat(java.util.stream.Stream.of("train"),
+                java.util.Arrays.stream(slice("one3.safetensors", "--gpus", "3"))).toArray(String[]::new));
+        assertEquals(0, three.exit(), three.err());
+        double d3 = ParameterDistance.relative(SafeTensors.read(dir.resolve("mpi3.safetensors")),
+                SafeTensors.read(dir.resolve("one3.safetensors")));
+        assertTrue(d3 < 1e-5, "3 ranks vs 3 devices: " + d3);
+    }
+
+    /** A rank that dies mid-epoch ends the others, with mpirun's message naming it, well within 30 seconds. */
+    @Test
+    void aKilledRankEndsTheRun() throws Exception {
+        requireMpirun();
+        Process p = new ProcessBuilder(mpirun(2, "--gpus", "1", "--epochs", "1", "--test-samples", "500",
+                "--plot-dir", dir.resolve("plots").toString())).redirectErrorStream(true).start();
+        BufferedReader reader = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        StringBuilder out = new StringBuilder();
+        String line;
+        while ((line = reader.readLine()) != null && !line.startsWith("training on")) {
+            out.append(line).append('\n');
+        }
+        assertTrue(line != null, "training never started:\n" + out);
+        Thread.sleep(2000);                              // mid-epoch: the first epoch takes several seconds
+        ProcessHandle victim = p.descendants().filter(h -> rankOf(h) == 1).findFirst().orElseThrow();
+        long killed = System.nanoTime();
+        victim.destroyForcibly();
+        Thread drain = Thread.ofVirtual().start(() -> reader.lines().forEach(l -> out.append(l).append('\n')));
+        boolean ended = p.waitFor(30, TimeUnit.SECONDS);
+        double seconds = (System.nanoTime() - killed) / 1e9;
+        if (!ended) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        drain.join(5000);
+        assertTrue(ended, "the run hung after rank 1 died:\n" + out);
+        assertNotEquals(0, p.exitValue());
+        assertTrue(out.toString().contains("rank 1"), "the message names the rank that died:\n" + out);
+        assertTrue(seconds < 30, seconds + " s");
+    }
+
+    private static int rankOf(ProcessHandle h) {
+        try {
+            String environ = Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ"), StandardCharsets.ISO_8859_1);
+            for (String entry : environ.split("\0")) {
+                if (entry.startsWith("OMPI_COMM_WORLD_RANK=")) {
+                    return Integer.parseInt(entry.substring("OMPI_COMM_WORLD_RANK=".length()));
+                }
+            }
+        } catch (Exception e) {
+            // a process that ended or is not a rank
+        }
+        return -1;
+    }
+}
