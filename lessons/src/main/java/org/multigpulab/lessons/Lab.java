@@ -1,5 +1,6 @@
 package org.multigpulab.lessons;
 
+import org.multigpulab.lessons.bench.BenchCommand;
 import org.multigpulab.lessons.errors.UserError;
 import java.io.PrintWriter;
 import org.multigpulab.core.data.DataException;
@@ -19,6 +20,7 @@ import picocli.CommandLine.Command;
                 "             ./lab lessons                     every cell and exercise",
                 "             ./lab test                        the test suite"},
         subcommands = {TrainCommand.class, LessonsCommand.class, LessonCommand.class, DevicesCommand.class,
+                BenchCommand.class,
                 CompareCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Lab implements Runnable {

@@ -8,15 +8,16 @@ import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
 /**
- * The {@code cpu} device's kernels. Convolutions are im2col followed by a matrix multiply, one sample at a
- * time, samples spread over the cores; the weight gradient sums per-core partials in a fixed order, so a run
- * gives the same bits every time on the same machine. Arguments were checked by {@code InstrumentedKernels}.
+ * The {@code cpu} device's kernels. Convolutions are im2col followed by a matrix multiply over a group of
+ * samples side by side, groups spread over the cores; the weight gradient sums per-core partials in a fixed
+ * order, so a run gives the same bits every time on the same machine. Arguments were checked by {@code InstrumentedKernels}.
  */
 final class CpuKernels implements Kernels {
 
     private final Scratch columns = new Scratch();
     private final Scratch transposed = new Scratch();
     private final Scratch transposedB = new Scratch();
+    private final Scratch grouped = new Scratch();
 
     private static CpuBuffer cpu(Buffer b) {
         return (CpuBuffer) b;
@@ -24,14 +25,28 @@ final class CpuKernels implements Kernels {
 
     // --- convolution -----------------------------------------------------------------------------------
 
-    /** col[(c·kh + p)·kw + q, i·ow + j] = x[c, i + p, j + q] for one sample: [C·Kh·Kw, Ho·Wo]. */
-    private static void im2col(float[] x, int xOff, ConvShape s, float[] col) {
+    /**
+     * Images per matrix multiply: a convolution's GEMMs are as wide as the output pixels of the images taken
+     * together, so small images (conv2's 9×9) are grouped until the GEMM has about {@link #GROUP_COLUMNS}
+     * columns, enough for the vector kernels and their column panels, few enough for the columns to stay in cache.
+     */
+    private static final int GROUP_COLUMNS = 1536;
+
+    private static int group(ConvShape s) {
+        return Math.max(1, Math.min(s.batch(), GROUP_COLUMNS / (s.outHeight() * s.outWidth())));
+    }
+
+    /**
+     * im2col of one sample into the columns {@code [at, at + Ho·Wo)} of a matrix {@code ld} columns wide:
+     * col[(c·kh + p)·kw + q, at + i·ow + j] = x[c, i + p, j + q].
+     */
+    private static void im2col(float[] x, int xOff, ConvShape s, float[] col, int ld, int at) {
         int oh = s.outHeight(), ow = s.outWidth(), h = s.height(), w = s.width();
         int row = 0;
         for (int c = 0; c < s.inChannels(); c++) {
             for (int p = 0; p < s.kernelHeight(); p++) {
                 for (int q = 0; q < s.kernelWidth(); q++, row++) {
-                    int dst = row * oh * ow;
+                    int dst = row * ld + at;
                     for (int i = 0; i < oh; i++) {
                         System.arraycopy(x, xOff + (c * h + i + p) * w + q, col, dst + i * ow, ow);
                     }
@@ -40,14 +55,14 @@ final class CpuKernels implements Kernels {
         }
     }
 
-    /** The transpose of {@link #im2col}: dx[c, i + p, j + q] += col[(c·kh + p)·kw + q, i·ow + j]. */
-    private static void col2im(float[] col, ConvShape s, float[] dx, int dxOff) {
+    /** The transpose of {@link #im2col}: dx[c, i + p, j + q] += col[(c·kh + p)·kw + q, at + i·ow + j]. */
+    private static void col2im(float[] col, int ld, int at, ConvShape s, float[] dx, int dxOff) {
         int oh = s.outHeight(), ow = s.outWidth(), h = s.height(), w = s.width();
         int row = 0;
         for (int c = 0; c < s.inChannels(); c++) {
             for (int p = 0; p < s.kernelHeight(); p++) {
                 for (int q = 0; q < s.kernelWidth(); q++, row++) {
-                    int src = row * oh * ow;
+                    int src = row * ld + at;
                     for (int i = 0; i < oh; i++) {
                         int d = dxOff + (c * h + i + p) * w + q;
                         int sr = src + i * ow;
@@ -60,6 +75,41 @@ final class CpuKernels implements Kernels {
         }
     }
 
+    /**
+     * Between a batch's layout, image after image of [Co, Ho·Wo], and a group's, [Co, G·Ho·Wo] with the images
+     * side by side: {@code toGroup} copies {@code count} images from {@code batch} into {@code grouped}, else back.
+     */
+    private static void regroup(float[] batch, int batchOff, float[] grouped, int count, int channels, int pixels,
+                                boolean toGroup) {
+        int ld = count * pixels;
+        for (int g = 0; g < count; g++) {
+            for (int o = 0; o < channels; o++) {
+                int image = batchOff + (g * channels + o) * pixels, side = o * ld + g * pixels;
+                if (toGroup) {
+                    System.arraycopy(batch, image, grouped, side, pixels);
+                } else {
+                    System.arraycopy(grouped, side, batch, image, pixels);
+                }
+            }
+        }
+    }
+
+    /** Runs {@code body(first, count)} over groups of images of the batch, the groups spread over the cores. */
+    private static void overGroups(ConvShape s, GroupBody body) {
+        int g = group(s);
+        int groups = (s.batch() + g - 1) / g;
+        Parallel.forRange(groups, s.flops(), (chunk, from, to) -> {
+            for (int i = from; i < to; i++) {
+                body.run(chunk, i * g, Math.min(g, s.batch() - i * g));
+            }
+        });
+    }
+
+    @FunctionalInterface
+    private interface GroupBody {
+        void run(int chunk, int first, int count);
+    }
+
     @Override
     public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
         CpuBuffer xb = cpu(x), wb = cpu(w), yb = cpu(y);
@@ -67,14 +117,17 @@ final class CpuKernels implements Kernels {
         int pixels = s.outHeight() * s.outWidth();
         int inSample = s.inChannels() * s.height() * s.width();
         int outSample = s.outChannels() * pixels;
-        Parallel.forRange(s.batch(), s.flops(), (chunk, from, to) -> {
-            float[] col = columns.get(patch * pixels);
-            for (int n = from; n < to; n++) {
-                im2col(xb.data, xb.offset + n * inSample, s, col);
-                // y[n] [Co, Ho·Wo] = w [Co, C·Kh·Kw] · col [C·Kh·Kw, Ho·Wo]
-                Gemm.multiplyRows(false, s.outChannels(), pixels, patch, 1f, wb.data, wb.offset,
-                        col, 0, 0f, yb.data, yb.offset + n * outSample, 0, s.outChannels());
+        overGroups(s, (chunk, first, count) -> {
+            int ld = count * pixels;
+            float[] col = columns.get(patch * ld);
+            float[] out = grouped.get(s.outChannels() * ld);
+            for (int g = 0; g < count; g++) {
+                im2col(xb.data, xb.offset + (first + g) * inSample, s, col, ld, g * pixels);
             }
+            // y [Co, G·Ho·Wo] = w [Co, C·Kh·Kw] · col [C·Kh·Kw, G·Ho·Wo]
+            Gemm.multiplyRows(false, s.outChannels(), ld, patch, 1f, wb.data, wb.offset, col, 0, 0f, out, 0,
+                    0, s.outChannels());
+            regroup(yb.data, yb.offset + first * outSample, out, count, s.outChannels(), pixels, false);
         });
     }
 
@@ -85,15 +138,18 @@ final class CpuKernels implements Kernels {
         int pixels = s.outHeight() * s.outWidth();
         int inSample = s.inChannels() * s.height() * s.width();
         int outSample = s.outChannels() * pixels;
-        Parallel.forRange(s.batch(), s.flops(), (chunk, from, to) -> {
-            float[] dcol = columns.get(patch * pixels);
-            for (int n = from; n < to; n++) {
-                // dcol [C·Kh·Kw, Ho·Wo] = wᵀ · dy[n] [Co, Ho·Wo]
-                Gemm.multiplyRows(true, patch, pixels, s.outChannels(), 1f, wb.data, wb.offset,
-                        dyb.data, dyb.offset + n * outSample, 0f, dcol, 0, 0, patch);
-                int dxOff = dxb.offset + n * inSample;
-                Arrays.fill(dxb.data, dxOff, dxOff + inSample, 0f);
-                col2im(dcol, s, dxb.data, dxOff);
+        overGroups(s, (chunk, first, count) -> {
+            int ld = count * pixels;
+            float[] gradients = grouped.get(s.outChannels() * ld);
+            float[] dcol = columns.get(patch * ld);
+            regroup(dyb.data, dyb.offset + first * outSample, gradients, count, s.outChannels(), pixels, true);
+            // dcol [C·Kh·Kw, G·Ho·Wo] = wᵀ · dy [Co, G·Ho·Wo]
+            Gemm.multiplyRows(true, patch, ld, s.outChannels(), 1f, wb.data, wb.offset, gradients, 0, 0f, dcol, 0,
+                    0, patch);
+            int dxOff = dxb.offset + first * inSample;
+            Arrays.fill(dxb.data, dxOff, dxOff + count * inSample, 0f);
+            for (int g = 0; g < count; g++) {
+                col2im(dcol, ld, g * pixels, s, dxb.data, dxOff + g * inSample);
             }
         });
     }
@@ -107,30 +163,38 @@ final class CpuKernels implements Kernels {
         int outSample = s.outChannels() * pixels;
         int filter = s.filterLength();
         int chunks = Parallel.chunks();
-        float[] sums = new float[chunks * filter];
-        Parallel.forRange(s.batch(), s.flops(), (chunk, from, to) -> {
-            float[] col = columns.get(patch * pixels);
-            float[] rows = transposed.get(pixels * patch);
-            for (int n = from; n < to; n++) {
-                im2col(xb.data, xb.offset + n * inSample, s, col);
-                int dyOff = dyb.offset + n * outSample;
-                if (Gemm.narrow(patch)) {
-                    // dw [Co, C·Kh·Kw] += dy[n] [Co, Ho·Wo] · colᵀ, as dot products along the pixels
-                    Gemm.multiplyTransposedB(s.outChannels(), patch, pixels, dyb.data, dyOff, col, 0,
-                            sums, chunk * filter);
-                } else {
-                    // dw [Co, C·Kh·Kw] += dy[n] [Co, Ho·Wo] · colᵀ [Ho·Wo, C·Kh·Kw]
-                    Gemm.transpose(col, 0, patch, pixels, rows);
-                    Gemm.multiplyRows(false, s.outChannels(), patch, pixels, 1f, dyb.data, dyOff, rows, 0, 1f,
-                            sums, chunk * filter, 0, s.outChannels());
-                }
+        boolean narrow = Gemm.narrow(patch);
+        // Per-core partial sums: dw [Co, C·Kh·Kw] for a narrow filter, else its transpose [C·Kh·Kw, Co] with Co
+        // padded to whole vectors (50 → 64), so that no column of the product falls to the scalar loop.
+        int co = s.outChannels(), width = Gemm.roundUpToVectors(co);
+        int partial = narrow ? filter : patch * width;
+        float[] sums = new float[chunks * partial];
+        overGroups(s, (chunk, first, count) -> {
+            int ld = count * pixels;
+            float[] col = columns.get(patch * ld);
+            float[] gradients = grouped.get(co * ld);
+            for (int g = 0; g < count; g++) {
+                im2col(xb.data, xb.offset + (first + g) * inSample, s, col, ld, g * pixels);
+            }
+            regroup(dyb.data, dyb.offset + first * outSample, gradients, count, co, pixels, true);
+            if (narrow) {
+                // dw [Co, C·Kh·Kw] += dy [Co, G·Ho·Wo] · colᵀ, as dot products along the pixels
+                Gemm.multiplyTransposedB(co, patch, ld, gradients, 0, col, 0, sums, chunk * partial);
+            } else {
+                // dwᵀ [C·Kh·Kw, Co] += col [C·Kh·Kw, G·Ho·Wo] · dyᵀ [G·Ho·Wo, Co]: transposing dy, the smaller
+                float[] dyT = transposed.get(ld * width);
+                Gemm.transposePadded(gradients, co, ld, dyT, width);
+                Gemm.multiplyRows(false, patch, width, ld, 1f, col, 0, dyT, 0, 1f, sums, chunk * partial, 0, patch);
             }
         });
         // Add the per-chunk partial sums in chunk order: the result does not depend on thread timing.
         Arrays.fill(dwb.data, dwb.offset, dwb.offset + filter, 0f);
         for (int c = 0; c < chunks; c++) {
-            for (int i = 0; i < filter; i++) {
-                dwb.data[dwb.offset + i] += sums[c * filter + i];
+            for (int o = 0; o < co; o++) {
+                for (int t = 0; t < patch; t++) {
+                    dwb.data[dwb.offset + o * patch + t] += narrow ? sums[c * partial + o * patch + t]
+                            : sums[c * partial + t * width + o];
+                }
             }
         }
     }
@@ -157,12 +221,7 @@ final class CpuKernels implements Kernels {
         Arrays.fill(dbb.data, dbb.offset, dbb.offset + s.channels(), 0f);
         for (int o = 0; o < s.outer(); o++) {
             for (int c = 0; c < s.channels(); c++) {
-                int base = dyb.offset + (o * s.channels() + c) * s.inner();
-                float sum = 0f;
-                for (int i = 0; i < s.inner(); i++) {
-                    sum += dyb.data[base + i];
-                }
-                dbb.data[dbb.offset + c] += sum;
+                dbb.data[dbb.offset + c] += Gemm.sum(dyb.data, dyb.offset + (o * s.channels() + c) * s.inner(), s.inner());
             }
         }
     }

@@ -18,6 +18,8 @@ final class Gemm {
 
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int L = S.length();
+    /** Columns per panel: 8 vectors; with k = 500 and 16-float vectors a panel of B is 256 KB. */
+    private static final int PANEL = 8 * L;
 
     private Gemm() {
     }
@@ -37,27 +39,31 @@ final class Gemm {
         // Element (row, p) of op(A) is a[aOff + row·rowStride + p·colStride].
         int rowStride = transA ? 1 : k;
         int colStride = transA ? m : 1;
-        int i = rowFrom;
-        for (; i + 4 <= rowTo; i += 4) {
-            int a0 = aOff + i * rowStride, c0 = cOff + i * n;
-            int j = 0;
-            for (; j + 2 * L <= n; j += 2 * L) {
-                fourRowsTwoVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
+        // Columns in panels, so that the k × PANEL block of B the row blocks run over stays in the core's cache.
+        for (int j0 = 0; j0 < n; j0 += PANEL) {
+            int j1 = Math.min(n, j0 + PANEL);
+            int i = rowFrom;
+            for (; i + 4 <= rowTo; i += 4) {
+                int a0 = aOff + i * rowStride, c0 = cOff + i * n;
+                int j = j0;
+                for (; j + 2 * L <= j1; j += 2 * L) {
+                    fourRowsTwoVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
+                }
+                for (; j + L <= j1; j += L) {
+                    fourRowsOneVector(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
+                }
+                for (int r = 0; r < 4; r++) {
+                    scalarColumns(n, k, alpha, a, a0 + r * rowStride, colStride, b, bOff, c, c0 + r * n, j, j1);
+                }
             }
-            for (; j + L <= n; j += L) {
-                fourRowsOneVector(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
+            for (; i < rowTo; i++) {
+                int a0 = aOff + i * rowStride, c0 = cOff + i * n;
+                int j = j0;
+                for (; j + L <= j1; j += L) {
+                    oneRowOneVector(n, k, alpha, a, a0, colStride, b, bOff + j, c, c0 + j);
+                }
+                scalarColumns(n, k, alpha, a, a0, colStride, b, bOff, c, c0, j, j1);
             }
-            for (int r = 0; r < 4; r++) {
-                scalarColumns(n, k, alpha, a, a0 + r * rowStride, colStride, b, bOff, c, c0 + r * n, j);
-            }
-        }
-        for (; i < rowTo; i++) {
-            int a0 = aOff + i * rowStride, c0 = cOff + i * n;
-            int j = 0;
-            for (; j + L <= n; j += L) {
-                oneRowOneVector(n, k, alpha, a, a0, colStride, b, bOff + j, c, c0 + j);
-            }
-            scalarColumns(n, k, alpha, a, a0, colStride, b, bOff, c, c0, j);
         }
     }
 
@@ -127,10 +133,10 @@ final class Gemm {
         accumulate(c, c0, alpha, acc);
     }
 
-    /** C[1 row, columns from..n) += alpha · A[1 row at a0, :] · B[:, from..n), one column at a time. */
+    /** C[1 row, columns from..to) += alpha · A[1 row at a0, :] · B[:, from..to), one column at a time. */
     private static void scalarColumns(int n, int k, float alpha, float[] a, int a0, int colStride,
-                                      float[] b, int bOff, float[] c, int c0, int from) {
-        for (int j = from; j < n; j++) {
+                                      float[] b, int bOff, float[] c, int c0, int from, int to) {
+        for (int j = from; j < to; j++) {
             float sum = 0f;
             for (int p = 0; p < k; p++) {
                 sum = Math.fma(a[a0 + p * colStride], b[bOff + p * n + j], sum);
@@ -163,6 +169,23 @@ final class Gemm {
         }
     }
 
+    /**
+     * The sum of {@code a[from, from + n)}, a vector of partial sums at a time: a scalar loop would wait on
+     * each addition's latency.
+     */
+    static float sum(float[] a, int from, int n) {
+        int vectorEnd = n / L * L;
+        FloatVector acc = FloatVector.zero(S);
+        for (int i = 0; i < vectorEnd; i += L) {
+            acc = acc.add(FloatVector.fromArray(S, a, from + i));
+        }
+        float sum = acc.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+        for (int i = vectorEnd; i < n; i++) {
+            sum += a[from + i];
+        }
+        return sum;
+    }
+
     /** Whether {@code n} columns are too few for the vector column kernels. */
     static boolean narrow(int n) {
         return n < 2 * L;
@@ -170,6 +193,22 @@ final class Gemm {
 
     private static void accumulate(float[] c, int at, float alpha, FloatVector v) {
         FloatVector.fromArray(S, c, at).add(v.mul(alpha)).intoArray(c, at);
+    }
+
+    /** {@code n} rounded up to whole vectors. */
+    static int roundUpToVectors(int n) {
+        return (n + L - 1) / L * L;
+    }
+
+    /** {@code dst[cols, width] = src[rows, cols]ᵀ}, each row of dst padded with zeros from {@code rows} to {@code width}. */
+    static void transposePadded(float[] src, int rows, int cols, float[] dst, int width) {
+        for (int c = 0; c < cols; c++) {
+            int d = c * width;
+            for (int r = 0; r < rows; r++) {
+                dst[d + r] = src[r * cols + c];
+            }
+            Arrays.fill(dst, d + rows, d + width, 0f);
+        }
     }
 
     /** {@code dst[cols, rows] = src[rows, cols]ᵀ}. */

@@ -1,0 +1,60 @@
+package org.multigpulab.bench;
+
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.multigpulab.device.Backends;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceRequest;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/** One kernel call of a LeNet training step at batch 256 on one backend's first device, timed by JMH. */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
+public class KernelBench {
+
+    @Param({"cpu", "djl"})
+    public String backend;
+
+    @Param({"conv1_forward", "conv1_backward_filter", "conv2_forward", "conv2_backward_data",
+            "conv2_backward_filter", "dense3_forward", "dense3_backward_weight", "dense3_backward_data",
+            "bias1_add", "bias1_backward", "relu1_forward", "relu1_backward", "pool1_forward", "pool1_backward",
+            "sgd_w3_axpy"})
+    public String kernel;
+
+    private Device device;
+    private Runnable call;
+
+    @Setup(Level.Trial)
+    public void open() {
+        device = Backends.open(backend, DeviceRequest.of(1)).getFirst();
+        Map<String, LeNetKernels.Call> calls = LeNetKernels.on(device);
+        call = calls.get(kernel).run();
+    }
+
+    @Benchmark
+    public void run() {
+        call.run();
+        device.synchronize();
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        device.close();
+    }
+}
