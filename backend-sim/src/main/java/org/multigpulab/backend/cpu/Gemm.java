@@ -2,6 +2,8 @@ package org.multigpulab.backend.cpu;
 
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -184,6 +186,19 @@ final class Gemm {
             sum += a[from + i];
         }
         return sum;
+    }
+
+    /** {@code out[i] = x[i] > 0 ? dy[i] : 0} for i in {@code [from, to)}, with vector masks, no branches. */
+    static void passWherePositive(float[] x, int xOff, float[] dy, int dyOff, float[] out, int outOff, int from, int to) {
+        int i = from;
+        FloatVector zero = FloatVector.zero(S);
+        for (; i + L <= to; i += L) {
+            VectorMask<Float> positive = FloatVector.fromArray(S, x, xOff + i).compare(VectorOperators.GT, 0f);
+            zero.blend(FloatVector.fromArray(S, dy, dyOff + i), positive).intoArray(out, outOff + i);
+        }
+        for (; i < to; i++) {
+            out[outOff + i] = x[xOff + i] > 0f ? dy[dyOff + i] : 0f;
+        }
     }
 
     /** Whether {@code n} columns are too few for the vector column kernels. */
