@@ -10,10 +10,11 @@ import jdk.incubator.vector.VectorSpecies;
  * Single-threaded row-major matrix multiply {@code C = alpha·op(A)·B + beta·C} on array windows, for a range
  * of rows of C so that callers can split the rows across cores.
  *
- * <p>Register-blocked micro-kernels: four rows of C by two vectors of columns live in eight vector
- * accumulators while the loop runs down {@code k}, so each vector of B loaded feeds four fused multiply-adds
- * and C is touched once per block instead of once per {@code k}. Columns left over take a one-vector kernel,
- * then a scalar loop; no masked loads, which the JIT does not keep in registers. B must be in row order
+ * <p>Register-blocked micro-kernels: four rows of C by four vectors of columns live in sixteen vector
+ * accumulators while the loop runs down {@code k}, so each vector of B loaded feeds four fused multiply-adds,
+ * each broadcast of A four more, and C is touched once per block instead of once per {@code k}. Columns left
+ * over take two-vector and one-vector kernels, then a scalar loop; no masked loads, which the JIT does not
+ * keep in registers. B must be in row order
  * {@code [k, n]}; {@link #transpose} puts a transposed one there.
  */
 final class Gemm {
@@ -48,6 +49,9 @@ final class Gemm {
             for (; i + 4 <= rowTo; i += 4) {
                 int a0 = aOff + i * rowStride, c0 = cOff + i * n;
                 int j = j0;
+                for (; j + 4 * L <= j1; j += 4 * L) {
+                    fourRowsFourVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
+                }
                 for (; j + 2 * L <= j1; j += 2 * L) {
                     fourRowsTwoVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
                 }
@@ -67,6 +71,63 @@ final class Gemm {
                 scalarColumns(n, k, alpha, a, a0, colStride, b, bOff, c, c0, j, j1);
             }
         }
+    }
+
+    /**
+     * C[4 rows, 4L columns at c0] += alpha · A[4 rows at a0, :] · B[:, 4L columns at b0]: sixteen accumulators,
+     * and per step of k four loads of B and four broadcasts of A feed sixteen fused multiply-adds.
+     */
+    private static void fourRowsFourVectors(int n, int k, float alpha, float[] a, int a0, int rowStride,
+                                            int colStride, float[] b, int b0, float[] c, int c0) {
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S), c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S), c12 = FloatVector.zero(S), c13 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S), c22 = FloatVector.zero(S), c23 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S), c32 = FloatVector.zero(S), c33 = FloatVector.zero(S);
+        int a1 = a0 + rowStride, a2 = a1 + rowStride, a3 = a2 + rowStride;
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * n;
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(S, b, bp + 3 * L);
+            int ap = p * colStride;
+            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            c02 = v2.fma(x, c02);
+            c03 = v3.fma(x, c03);
+            x = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            c12 = v2.fma(x, c12);
+            c13 = v3.fma(x, c13);
+            x = FloatVector.broadcast(S, a[a2 + ap]);
+            c20 = v0.fma(x, c20);
+            c21 = v1.fma(x, c21);
+            c22 = v2.fma(x, c22);
+            c23 = v3.fma(x, c23);
+            x = FloatVector.broadcast(S, a[a3 + ap]);
+            c30 = v0.fma(x, c30);
+            c31 = v1.fma(x, c31);
+            c32 = v2.fma(x, c32);
+            c33 = v3.fma(x, c33);
+        }
+        accumulate(c, c0, alpha, c00);
+        accumulate(c, c0 + L, alpha, c01);
+        accumulate(c, c0 + 2 * L, alpha, c02);
+        accumulate(c, c0 + 3 * L, alpha, c03);
+        accumulate(c, c0 + n, alpha, c10);
+        accumulate(c, c0 + n + L, alpha, c11);
+        accumulate(c, c0 + n + 2 * L, alpha, c12);
+        accumulate(c, c0 + n + 3 * L, alpha, c13);
+        accumulate(c, c0 + 2 * n, alpha, c20);
+        accumulate(c, c0 + 2 * n + L, alpha, c21);
+        accumulate(c, c0 + 2 * n + 2 * L, alpha, c22);
+        accumulate(c, c0 + 2 * n + 3 * L, alpha, c23);
+        accumulate(c, c0 + 3 * n, alpha, c30);
+        accumulate(c, c0 + 3 * n + L, alpha, c31);
+        accumulate(c, c0 + 3 * n + 2 * L, alpha, c32);
+        accumulate(c, c0 + 3 * n + 3 * L, alpha, c33);
     }
 
     /** C[4 rows, 2L columns at c0] += alpha · A[4 rows at a0, :] · B[:, 2L columns at b0]. */
