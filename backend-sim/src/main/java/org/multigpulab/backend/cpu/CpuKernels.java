@@ -138,14 +138,16 @@ final class CpuKernels implements Kernels {
         int pixels = s.outHeight() * s.outWidth();
         int inSample = s.inChannels() * s.height() * s.width();
         int outSample = s.outChannels() * pixels;
+        // wᵀ once, row by row, so the GEMM reads its rows contiguously (a transposed A is read with stride Co)
+        float[] wT = transposedB.get(patch * s.outChannels());
+        Gemm.transpose(wb.data, wb.offset, s.outChannels(), patch, wT);
         overGroups(s, (chunk, first, count) -> {
             int ld = count * pixels;
             float[] gradients = grouped.get(s.outChannels() * ld);
             float[] dcol = columns.get(patch * ld);
             regroup(dyb.data, dyb.offset + first * outSample, gradients, count, s.outChannels(), pixels, true);
             // dcol [C·Kh·Kw, G·Ho·Wo] = wᵀ · dy [Co, G·Ho·Wo]
-            Gemm.multiplyRows(true, patch, ld, s.outChannels(), 1f, wb.data, wb.offset, gradients, 0, 0f, dcol, 0,
-                    0, patch);
+            Gemm.multiplyRows(false, patch, ld, s.outChannels(), 1f, wT, 0, gradients, 0, 0f, dcol, 0, 0, patch);
             int dxOff = dxb.offset + first * inSample;
             Arrays.fill(dxb.data, dxOff, dxOff + count * inSample, 0f);
             for (int g = 0; g < count; g++) {
@@ -228,6 +230,34 @@ final class CpuKernels implements Kernels {
 
     // --- average pooling -------------------------------------------------------------------------------
 
+    /**
+     * LeNet's pooling, 2×2 windows at stride 2, written out: the general loops spend more on their four
+     * nested counters than on the four additions. The sums are added in the general loops' order, so both
+     * paths give the same bits.
+     */
+    private static void halve(float[] x, int in, int width, float[] y, int out, int oh, int ow) {
+        for (int i = 0; i < oh; i++) {
+            int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
+            for (int j = 0; j < ow; j++) {
+                y[row + j] = (((x[top + 2 * j] + x[top + 2 * j + 1]) + x[bottom + 2 * j]) + x[bottom + 2 * j + 1]) * 0.25f;
+            }
+        }
+    }
+
+    /** The gradient of {@link #halve}: each output's gradient, a quarter of it, on the four inputs it averaged. */
+    private static void spread(float[] dy, int out, int oh, int ow, float[] dx, int in, int width) {
+        for (int i = 0; i < oh; i++) {
+            int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
+            for (int j = 0; j < ow; j++) {
+                float g = dy[row + j] * 0.25f;
+                dx[top + 2 * j] = g;
+                dx[top + 2 * j + 1] = g;
+                dx[bottom + 2 * j] = g;
+                dx[bottom + 2 * j + 1] = g;
+            }
+        }
+    }
+
     @Override
     public void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
@@ -237,6 +267,10 @@ final class CpuKernels implements Kernels {
         for (int plane = from; plane < to; plane++) {
             int in = xb.offset + plane * s.height() * s.width();
             int out = yb.offset + plane * oh * ow;
+            if (k == 2 && s.stride() == 2) {
+                halve(xb.data, in, s.width(), yb.data, out, oh, ow);
+                continue;
+            }
             for (int i = 0; i < oh; i++) {
                 for (int j = 0; j < ow; j++) {
                     float sum = 0f;
@@ -263,6 +297,10 @@ final class CpuKernels implements Kernels {
         for (int plane = from; plane < to; plane++) {
             int in = dxb.offset + plane * planeSize;
             int out = dyb.offset + plane * oh * ow;
+            if (k == 2 && s.stride() == 2) {
+                spread(dyb.data, out, oh, ow, dxb.data, in, s.width());
+                continue;
+            }
             for (int i = 0; i < oh; i++) {
                 for (int j = 0; j < ow; j++) {
                     float g = dyb.data[out + i * ow + j] * inv;
