@@ -31,14 +31,14 @@ final class Gemm {
                              float[] b, int bOff, float beta, float[] c, int cOff, int rowFrom, int rowTo) {
         for (int i = rowFrom; i < rowTo; i++) {
             int ci = cOff + i * n;
-            if (beta == 0f) {
-                Arrays.fill(c, ci, ci + n, 0f);
-            } else if (beta != 1f) {
+            if (beta != 0f && beta != 1f) {
                 for (int j = 0; j < n; j++) {
                     c[ci + j] *= beta;
                 }
             }
         }
+        // With beta = 0, C is written without being read: every element is written exactly once below.
+        boolean store = beta == 0f;
         // Element (row, p) of op(A) is a[aOff + row·rowStride + p·colStride].
         int rowStride = transA ? 1 : k;
         int colStride = transA ? m : 1;
@@ -50,25 +50,25 @@ final class Gemm {
                 int a0 = aOff + i * rowStride, c0 = cOff + i * n;
                 int j = j0;
                 for (; j + 4 * L <= j1; j += 4 * L) {
-                    fourRowsFourVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
+                    fourRowsFourVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j, store);
                 }
                 for (; j + 2 * L <= j1; j += 2 * L) {
-                    fourRowsTwoVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
+                    fourRowsTwoVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j, store);
                 }
                 for (; j + L <= j1; j += L) {
-                    fourRowsOneVector(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j);
+                    fourRowsOneVector(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j, store);
                 }
                 for (int r = 0; r < 4; r++) {
-                    scalarColumns(n, k, alpha, a, a0 + r * rowStride, colStride, b, bOff, c, c0 + r * n, j, j1);
+                    scalarColumns(n, k, alpha, a, a0 + r * rowStride, colStride, b, bOff, c, c0 + r * n, j, j1, store);
                 }
             }
             for (; i < rowTo; i++) {
                 int a0 = aOff + i * rowStride, c0 = cOff + i * n;
                 int j = j0;
                 for (; j + L <= j1; j += L) {
-                    oneRowOneVector(n, k, alpha, a, a0, colStride, b, bOff + j, c, c0 + j);
+                    oneRowOneVector(n, k, alpha, a, a0, colStride, b, bOff + j, c, c0 + j, store);
                 }
-                scalarColumns(n, k, alpha, a, a0, colStride, b, bOff, c, c0, j, j1);
+                scalarColumns(n, k, alpha, a, a0, colStride, b, bOff, c, c0, j, j1, store);
             }
         }
     }
@@ -78,7 +78,7 @@ final class Gemm {
      * and per step of k four loads of B and four broadcasts of A feed sixteen fused multiply-adds.
      */
     private static void fourRowsFourVectors(int n, int k, float alpha, float[] a, int a0, int rowStride,
-                                            int colStride, float[] b, int b0, float[] c, int c0) {
+                                            int colStride, float[] b, int b0, float[] c, int c0, boolean store) {
         FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S), c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
         FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S), c12 = FloatVector.zero(S), c13 = FloatVector.zero(S);
         FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S), c22 = FloatVector.zero(S), c23 = FloatVector.zero(S);
@@ -112,27 +112,27 @@ final class Gemm {
             c32 = v2.fma(x, c32);
             c33 = v3.fma(x, c33);
         }
-        accumulate(c, c0, alpha, c00);
-        accumulate(c, c0 + L, alpha, c01);
-        accumulate(c, c0 + 2 * L, alpha, c02);
-        accumulate(c, c0 + 3 * L, alpha, c03);
-        accumulate(c, c0 + n, alpha, c10);
-        accumulate(c, c0 + n + L, alpha, c11);
-        accumulate(c, c0 + n + 2 * L, alpha, c12);
-        accumulate(c, c0 + n + 3 * L, alpha, c13);
-        accumulate(c, c0 + 2 * n, alpha, c20);
-        accumulate(c, c0 + 2 * n + L, alpha, c21);
-        accumulate(c, c0 + 2 * n + 2 * L, alpha, c22);
-        accumulate(c, c0 + 2 * n + 3 * L, alpha, c23);
-        accumulate(c, c0 + 3 * n, alpha, c30);
-        accumulate(c, c0 + 3 * n + L, alpha, c31);
-        accumulate(c, c0 + 3 * n + 2 * L, alpha, c32);
-        accumulate(c, c0 + 3 * n + 3 * L, alpha, c33);
+        accumulate(c, c0, alpha, c00, store);
+        accumulate(c, c0 + L, alpha, c01, store);
+        accumulate(c, c0 + 2 * L, alpha, c02, store);
+        accumulate(c, c0 + 3 * L, alpha, c03, store);
+        accumulate(c, c0 + n, alpha, c10, store);
+        accumulate(c, c0 + n + L, alpha, c11, store);
+        accumulate(c, c0 + n + 2 * L, alpha, c12, store);
+        accumulate(c, c0 + n + 3 * L, alpha, c13, store);
+        accumulate(c, c0 + 2 * n, alpha, c20, store);
+        accumulate(c, c0 + 2 * n + L, alpha, c21, store);
+        accumulate(c, c0 + 2 * n + 2 * L, alpha, c22, store);
+        accumulate(c, c0 + 2 * n + 3 * L, alpha, c23, store);
+        accumulate(c, c0 + 3 * n, alpha, c30, store);
+        accumulate(c, c0 + 3 * n + L, alpha, c31, store);
+        accumulate(c, c0 + 3 * n + 2 * L, alpha, c32, store);
+        accumulate(c, c0 + 3 * n + 3 * L, alpha, c33, store);
     }
 
     /** C[4 rows, 2L columns at c0] += alpha · A[4 rows at a0, :] · B[:, 2L columns at b0]. */
     private static void fourRowsTwoVectors(int n, int k, float alpha, float[] a, int a0, int rowStride,
-                                           int colStride, float[] b, int b0, float[] c, int c0) {
+                                           int colStride, float[] b, int b0, float[] c, int c0, boolean store) {
         FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
         FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
         FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
@@ -156,19 +156,19 @@ final class Gemm {
             c30 = v0.fma(x, c30);
             c31 = v1.fma(x, c31);
         }
-        accumulate(c, c0, alpha, c00);
-        accumulate(c, c0 + L, alpha, c01);
-        accumulate(c, c0 + n, alpha, c10);
-        accumulate(c, c0 + n + L, alpha, c11);
-        accumulate(c, c0 + 2 * n, alpha, c20);
-        accumulate(c, c0 + 2 * n + L, alpha, c21);
-        accumulate(c, c0 + 3 * n, alpha, c30);
-        accumulate(c, c0 + 3 * n + L, alpha, c31);
+        accumulate(c, c0, alpha, c00, store);
+        accumulate(c, c0 + L, alpha, c01, store);
+        accumulate(c, c0 + n, alpha, c10, store);
+        accumulate(c, c0 + n + L, alpha, c11, store);
+        accumulate(c, c0 + 2 * n, alpha, c20, store);
+        accumulate(c, c0 + 2 * n + L, alpha, c21, store);
+        accumulate(c, c0 + 3 * n, alpha, c30, store);
+        accumulate(c, c0 + 3 * n + L, alpha, c31, store);
     }
 
     /** C[4 rows, L columns at c0] += alpha · A[4 rows at a0, :] · B[:, L columns at b0]. */
     private static void fourRowsOneVector(int n, int k, float alpha, float[] a, int a0, int rowStride,
-                                          int colStride, float[] b, int b0, float[] c, int c0) {
+                                          int colStride, float[] b, int b0, float[] c, int c0, boolean store) {
         FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S);
         FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
         int a1 = a0 + rowStride, a2 = a1 + rowStride, a3 = a2 + rowStride;
@@ -180,31 +180,31 @@ final class Gemm {
             c2v = v.fma(FloatVector.broadcast(S, a[a2 + ap]), c2v);
             c3v = v.fma(FloatVector.broadcast(S, a[a3 + ap]), c3v);
         }
-        accumulate(c, c0, alpha, c0v);
-        accumulate(c, c0 + n, alpha, c1v);
-        accumulate(c, c0 + 2 * n, alpha, c2v);
-        accumulate(c, c0 + 3 * n, alpha, c3v);
+        accumulate(c, c0, alpha, c0v, store);
+        accumulate(c, c0 + n, alpha, c1v, store);
+        accumulate(c, c0 + 2 * n, alpha, c2v, store);
+        accumulate(c, c0 + 3 * n, alpha, c3v, store);
     }
 
     /** C[1 row, L columns at c0] += alpha · A[1 row at a0, :] · B[:, L columns at b0]. */
     private static void oneRowOneVector(int n, int k, float alpha, float[] a, int a0, int colStride,
-                                        float[] b, int b0, float[] c, int c0) {
+                                        float[] b, int b0, float[] c, int c0, boolean store) {
         FloatVector acc = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
             acc = FloatVector.fromArray(S, b, b0 + p * n).fma(FloatVector.broadcast(S, a[a0 + p * colStride]), acc);
         }
-        accumulate(c, c0, alpha, acc);
+        accumulate(c, c0, alpha, acc, store);
     }
 
     /** C[1 row, columns from..to) += alpha · A[1 row at a0, :] · B[:, from..to), one column at a time. */
     private static void scalarColumns(int n, int k, float alpha, float[] a, int a0, int colStride,
-                                      float[] b, int bOff, float[] c, int c0, int from, int to) {
+                                      float[] b, int bOff, float[] c, int c0, int from, int to, boolean store) {
         for (int j = from; j < to; j++) {
             float sum = 0f;
             for (int p = 0; p < k; p++) {
                 sum = Math.fma(a[a0 + p * colStride], b[bOff + p * n + j], sum);
             }
-            c[c0 + j] += alpha * sum;
+            c[c0 + j] = (store ? 0f : c[c0 + j]) + alpha * sum;
         }
     }
 
@@ -267,8 +267,10 @@ final class Gemm {
         return n < 2 * L;
     }
 
-    private static void accumulate(float[] c, int at, float alpha, FloatVector v) {
-        FloatVector.fromArray(S, c, at).add(v.mul(alpha)).intoArray(c, at);
+    /** C at {@code at} gets alpha·v: added to it, or with {@code store} (beta = 0) written over it unread. */
+    private static void accumulate(float[] c, int at, float alpha, FloatVector v, boolean store) {
+        FloatVector scaled = alpha == 1f ? v : v.mul(alpha);
+        (store ? scaled : FloatVector.fromArray(S, c, at).add(scaled)).intoArray(c, at);
     }
 
     /** {@code n} rounded up to whole vectors. */
