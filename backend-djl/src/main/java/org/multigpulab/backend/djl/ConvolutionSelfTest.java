@@ -5,11 +5,12 @@ import java.util.Random;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.conformance.Reference;
 
 /**
  * A check run when a {@code djl} device opens: LeNet's two convolutions at a shard of 32 images, forward and
- * backward to the data, on random inputs against a float64 loop here. libtorch 2.7.1's float32 convolution
- * through oneDNN has been seen 10–15 % off, or NaN, on a Zen 5 processor; training on it would look plausible
+ * backward to the data, on random inputs against the float64 {@link Reference} that the conformance kit uses.
+ * libtorch 2.7.1's float32 convolution through oneDNN has been seen 10–15 % off, or NaN, on a Zen 5 processor; training on it would look plausible
  * and be wrong. {@link DjlBackend} then turns oneDNN off and checks again, and refuses to train if that fails.
  */
 final class ConvolutionSelfTest {
@@ -32,8 +33,10 @@ final class ConvolutionSelfTest {
                  Buffer dyb = device.upload(dy); Buffer dxb = device.allocate(s.inputLength())) {
                 device.kernels().conv2dForward(xb, wb, yb, s);
                 device.kernels().conv2dBackwardData(dyb, wb, dxb, s);
-                Optional<String> wrong = compare("forward", s, device.download(yb), forward(x, w, s))
-                        .or(() -> compare("backward to the data", s, device.download(dxb), backwardData(dy, w, s)));
+                Optional<String> wrong = compare("forward", s, device.download(yb),
+                        Reference.conv2dForward(Reference.wide(x), Reference.wide(w), s))
+                        .or(() -> compare("backward to the data", s, device.download(dxb),
+                                Reference.conv2dBackwardData(Reference.wide(dy), Reference.wide(w), s)));
                 if (wrong.isPresent()) {
                     return wrong;
                 }
@@ -65,38 +68,5 @@ final class ConvolutionSelfTest {
                     s.inChannels(), s.outChannels(), worst / scale, TOLERANCE));
         }
         return Optional.empty();
-    }
-
-    private static double[] forward(float[] x, float[] w, ConvShape s) {
-        double[] y = new double[s.outputLength()];
-        for (int n = 0; n < s.batch(); n++)
-            for (int o = 0; o < s.outChannels(); o++)
-                for (int i = 0; i < s.outHeight(); i++)
-                    for (int j = 0; j < s.outWidth(); j++) {
-                        double sum = 0;
-                        for (int c = 0; c < s.inChannels(); c++)
-                            for (int p = 0; p < s.kernelHeight(); p++)
-                                for (int q = 0; q < s.kernelWidth(); q++)
-                                    sum += (double) x[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q]
-                                            * w[((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth() + q];
-                        y[((n * s.outChannels() + o) * s.outHeight() + i) * s.outWidth() + j] = sum;
-                    }
-        return y;
-    }
-
-    private static double[] backwardData(float[] dy, float[] w, ConvShape s) {
-        double[] dx = new double[s.inputLength()];
-        for (int n = 0; n < s.batch(); n++)
-            for (int o = 0; o < s.outChannels(); o++)
-                for (int i = 0; i < s.outHeight(); i++)
-                    for (int j = 0; j < s.outWidth(); j++) {
-                        double g = dy[((n * s.outChannels() + o) * s.outHeight() + i) * s.outWidth() + j];
-                        for (int c = 0; c < s.inChannels(); c++)
-                            for (int p = 0; p < s.kernelHeight(); p++)
-                                for (int q = 0; q < s.kernelWidth(); q++)
-                                    dx[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q] +=
-                                            g * w[((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth() + q];
-                    }
-        return dx;
     }
 }

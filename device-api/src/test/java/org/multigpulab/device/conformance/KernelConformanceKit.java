@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.multigpulab.device.conformance.Reference.wide;
 
 import java.util.List;
 import java.util.Random;
@@ -72,14 +73,6 @@ public abstract class KernelConformanceKit {
             a[i] = (float) random.nextGaussian();
         }
         return a;
-    }
-
-    private static double[] wide(float[] a) {
-        double[] d = new double[a.length];
-        for (int i = 0; i < a.length; i++) {
-            d[i] = a[i];
-        }
-        return d;
     }
 
     private Buffer up(float[] values) {

@@ -6,11 +6,21 @@ import org.multigpulab.device.PoolShape;
 
 /**
  * The kernels' contracts in float64, written as directly as the math: the yardstick every backend is measured
- * against. Slow on purpose; each forward sits next to its backward.
+ * against, by the conformance kit in tests and by start-up self-tests at run time. Slow on purpose; each
+ * forward sits next to its backward.
  */
 public final class Reference {
 
     private Reference() {
+    }
+
+    /** {@code a} in float64, the reference's inputs. */
+    public static double[] wide(float[] a) {
+        double[] d = new double[a.length];
+        for (int i = 0; i < a.length; i++) {
+            d[i] = a[i];
+        }
+        return d;
     }
 
     public static double[] conv2dForward(double[] x, double[] w, ConvShape s) {
