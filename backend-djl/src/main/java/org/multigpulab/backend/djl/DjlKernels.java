@@ -159,8 +159,13 @@ final class DjlKernels implements Kernels {
 
     @Override
     public void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
-        into(dlogits, (long) batch * classes, m -> in(m, logits, (long) batch * classes).reshape(batch, classes)
-                .softmax(1).sub(oneHot(m, labels, batch, classes)));
+        into(dlogits, (long) batch * classes, m -> {
+            // softmax − one-hot, with the label's entry as minus the other classes' probabilities: p − 1 for a
+            // confident p near 1 would cancel to a few float32 ulps of 1, far more than the entry itself
+            NDArray y = oneHot(m, labels, batch, classes);
+            NDArray others = in(m, logits, (long) batch * classes).reshape(batch, classes).softmax(1).mul(y.neg().add(1f));
+            return others.sub(y.mul(others.sum(new int[] {1}, true)));
+        });
     }
 
     @Override

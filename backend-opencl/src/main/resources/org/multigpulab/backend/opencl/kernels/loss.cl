@@ -12,18 +12,23 @@ __kernel void softmax_xent_forward(__global const float* logits, int lo, __globa
     loss[so + r] = log(sum) - (z[(int) labels[yo + r]] - m);
 }
 
-// d[r,j] = softmax(z)_j - (j == label): the gradient of the summed loss
+// d[r,j] = softmax(z)_j - (j == label): the gradient of the summed loss. The label's entry is written as minus
+// the other classes' share, since p - 1 for a confident p near 1 cancels to a few float ulps of 1.
 __kernel void softmax_xent_backward(__global const float* logits, int lo, __global const float* labels, int yo,
                                     __global float* d, int dof, int classes) {
     int r = get_global_id(0);
     __global const float* z = logits + lo + r * classes;
     float m = z[0];
     for (int j = 1; j < classes; j++) m = fmax(m, z[j]);
-    float sum = 0.0f;
-    for (int j = 0; j < classes; j++) sum += exp(z[j] - m);
     int label = (int) labels[yo + r];
+    float sum = 0.0f, others = 0.0f;
+    for (int j = 0; j < classes; j++) {
+        float e = exp(z[j] - m);
+        sum += e;
+        if (j != label) others += e;
+    }
     for (int j = 0; j < classes; j++)
-        d[dof + r * classes + j] = exp(z[j] - m) / sum - (j == label ? 1.0f : 0.0f);
+        d[dof + r * classes + j] = j == label ? -others / sum : exp(z[j] - m) / sum;
 }
 
 // count[0] = rows whose first maximum sits at the label; a single work-item: batches are small
