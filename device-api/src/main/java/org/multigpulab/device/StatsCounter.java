@@ -42,6 +42,17 @@ public final class StatsCounter implements KernelObserver {
         bytesToPeers += bytes;
     }
 
+    /**
+     * Checks that {@code bytes} more fit in the capacity of {@code device} before a backend allocates them;
+     * an {@link OutOfDeviceMemoryException} naming the device, the bytes asked, free and in all, if not.
+     */
+    public void checkFits(DeviceInfo device, long bytes) {
+        long free = device.memoryBytes() - allocatedBytes;
+        if (bytes > free) {
+            throw new OutOfDeviceMemoryException(device.id(), bytes, free, device.memoryBytes());
+        }
+    }
+
     public void allocated(long bytes) {
         allocatedBytes += bytes;
         peakAllocatedBytes = Math.max(peakAllocatedBytes, allocatedBytes);
@@ -49,10 +60,6 @@ public final class StatsCounter implements KernelObserver {
 
     public void freed(long bytes) {
         allocatedBytes -= bytes;
-    }
-
-    public long allocatedBytes() {
-        return allocatedBytes;
     }
 
     public DeviceStats snapshot() {

@@ -12,7 +12,6 @@ import org.multigpulab.device.DeviceInfo;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.InstrumentedKernels;
 import org.multigpulab.device.Kernels;
-import org.multigpulab.device.OutOfDeviceMemoryException;
 import org.multigpulab.device.StatsCounter;
 
 /**
@@ -57,10 +56,7 @@ final class DjlDevice implements Device {
     @Override
     public Buffer allocate(int length) {
         long bytes = (long) length * Float.BYTES;
-        long free = info.memoryBytes() - stats.allocatedBytes();
-        if (bytes > free) {
-            throw new OutOfDeviceMemoryException(id(), bytes, free, info.memoryBytes());
-        }
+        stats.checkFits(info, bytes);
         NDArray root = manager.zeros(new Shape(length), DataType.FLOAT32);
         stats.allocated(bytes);
         return new DjlBuffer(this, root, 0, length, true);

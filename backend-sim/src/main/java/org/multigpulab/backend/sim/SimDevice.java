@@ -11,7 +11,6 @@ import org.multigpulab.device.DeviceInfo;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.InstrumentedKernels;
 import org.multigpulab.device.Kernels;
-import org.multigpulab.device.OutOfDeviceMemoryException;
 import org.multigpulab.device.StatsCounter;
 import org.multigpulab.device.Timeline;
 
@@ -56,10 +55,7 @@ final class SimDevice implements Device {
     @Override
     public Buffer allocate(int length) {
         long bytes = (long) length * Float.BYTES;
-        long free = info.memoryBytes() - stats.allocatedBytes();
-        if (bytes > free) {
-            throw new OutOfDeviceMemoryException(id(), bytes, free, info.memoryBytes());
-        }
+        stats.checkFits(info, bytes);
         Buffer physical = cluster.physical().allocate(length);
         stats.allocated(bytes);
         return new SimBuffer(this, physical, true, new Hazards(), 0);
