@@ -1,6 +1,5 @@
 package org.multigpulab.lessons;
 
-import org.multigpulab.lessons.bench.BenchCommand;
 import org.multigpulab.lessons.errors.UserError;
 import java.io.PrintWriter;
 import org.multigpulab.core.data.DataException;
