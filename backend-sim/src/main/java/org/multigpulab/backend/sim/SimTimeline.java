@@ -127,10 +127,7 @@ final class SimTimeline implements Timeline {
         double end = start + topology.host().seconds(bytes);
         hostIn[d] = end;
         dst.written(end);
-        host = end;
-        communicated(d, start, end);
-        event(d, "recv", "from host " + megabytes(bytes), "copy", start, end - start);
-        cluster.device(d).spanned(start, end);
+        hostWaited(d, "recv", "from host " + megabytes(bytes), start, end);
     }
 
     /** A copy from device {@code d} to the host, after the work issued on it; the host waits for it. */
@@ -139,9 +136,14 @@ final class SimTimeline implements Timeline {
         double end = start + topology.host().seconds(bytes);
         hostOut[d] = end;
         src.read(end);
+        hostWaited(d, "send", "to host " + megabytes(bytes), start, end);
+    }
+
+    /** A copy between device {@code d} and the host took {@code [start, end)}, and the host waited for it. */
+    private void hostWaited(int d, String lane, String name, double start, double end) {
         host = end;
         communicated(d, start, end);
-        event(d, "send", "to host " + megabytes(bytes), "copy", start, end - start);
+        event(d, lane, name, "copy", start, end - start);
         cluster.device(d).spanned(start, end);
     }
 
