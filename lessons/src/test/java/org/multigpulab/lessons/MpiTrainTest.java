@@ -20,6 +20,7 @@ import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.ParameterDistance;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
+import org.multigpulab.lessons.lesson.MultiProcessLesson;
 
 /**
  * {@code ./lab train --dist mpi} under {@code mpirun} on this machine: the same parameters as one process with
@@ -41,15 +42,9 @@ class MpiTrainTest {
         }
     }
 
-    /** {@code mpirun -np ranks java … Lab train args}, with this test's class path. */
+    /** {@code mpirun -np ranks java … Lab train --dist mpi args}, with this test's class path. */
     private static List<String> mpirun(int ranks, String... args) {
-        List<String> command = new ArrayList<>(List.of(MPIRUN, "--allow-run-as-root", "--oversubscribe",
-                "-np", Integer.toString(ranks),
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector",
-                "-cp", System.getProperty("java.class.path"), Lab.class.getName(), "train", "--dist", "mpi"));
-        command.addAll(List.of(args));
-        return command;
+        return MultiProcessLesson.mpirunTrain(ranks, List.of(args));
     }
 
     private String[] slice(String save, String... more) {

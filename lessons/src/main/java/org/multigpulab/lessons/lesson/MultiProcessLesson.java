@@ -45,19 +45,30 @@ public final class MultiProcessLesson implements Lesson {
         return rows;
     }
 
-    private static Row run(LessonContext ctx, int ranks) {
-        Path report = ctx.plots().resolve("multi-process-" + ranks + "-ranks.json");
+    /**
+     * {@code mpirun -np ranks java … Lab train --dist mpi trainOptions}, with this JVM's class path, so the ranks
+     * run the same build as the caller; {@code --oversubscribe} for more ranks than cores, and
+     * {@code --allow-run-as-root} where it runs as root (containers).
+     */
+    public static List<String> mpirunTrain(int ranks, List<String> trainOptions) {
         List<String> command = new ArrayList<>(List.of(MPIRUN, "--oversubscribe", "-np", Integer.toString(ranks)));
         if ("root".equals(System.getProperty("user.name"))) {
             command.add(1, "--allow-run-as-root");
         }
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector",
-                "-cp", System.getProperty("java.class.path"), LAB, "train", "--dist", "mpi",
-                "--gpus", "1", "--epochs", Integer.toString(ctx.epochs(1)), "--batch-size",
-                Integer.toString(ctx.batchSize()), "--quiet", "--report", report.toString(),
+                "-cp", System.getProperty("java.class.path"), LAB, "train", "--dist", "mpi"));
+        command.addAll(trainOptions);
+        return command;
+    }
+
+    private static Row run(LessonContext ctx, int ranks) {
+        Path report = ctx.plots().resolve("multi-process-" + ranks + "-ranks.json");
+        List<String> train = new ArrayList<>(List.of("--gpus", "1", "--epochs", Integer.toString(ctx.epochs(1)),
+                "--batch-size", Integer.toString(ctx.batchSize()), "--quiet", "--report", report.toString(),
                 "--plot-dir", ctx.plots().resolve("multi-process-" + ranks + "-ranks").toString()));
-        command.addAll(ctx.dataOptions());
+        train.addAll(ctx.dataOptions());
+        List<String> command = mpirunTrain(ranks, train);
         String output;
         int exit;
         try {
