@@ -1,6 +1,8 @@
 package org.multigpulab.backend.cpu;
 
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
@@ -8,16 +10,23 @@ import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
 /**
- * The {@code cpu} device's kernels. Convolutions are im2col followed by a matrix multiply over a group of
- * samples side by side, groups spread over the cores; the weight gradient sums per-core partials in a fixed
- * order, so a run gives the same bits every time on the same machine. Arguments were checked by {@code InstrumentedKernels}.
+ * The {@code cpu} device's kernels. Convolutions are matrix multiplies over the output pixels of the whole
+ * batch, in panels packed just before use ({@link ConvPanels}), whole images per core; the weight gradient
+ * sums per-core partials in a fixed order, so a run gives the same bits every time on the same machine.
+ * Arguments were checked by {@code InstrumentedKernels}.
  */
 final class CpuKernels implements Kernels {
 
-    private final Scratch columns = new Scratch();
-    private final Scratch transposed = new Scratch();
-    private final Scratch transposedB = new Scratch();
-    private final Scratch grouped = new Scratch();
+    private final Scratch<float[]> inputPanel = Scratch.floats();
+    private final Scratch<float[]> outputPanel = Scratch.floats();
+    private final Scratch<float[]> productPanel = Scratch.floats();
+    private final Scratch<float[]> transposedB = Scratch.floats();
+    private final Scratch<int[]> taps = Scratch.ints();
+    private final Scratch<int[]> pixels = Scratch.ints();
+    /** Each convolution shape's panel geometry, made once: kernels run on the device's one thread. */
+    private final Map<ConvShape, ConvPanels> panels = new HashMap<>();
+    /** Per-core partial sums of a filter gradient, kept between calls so that no step allocates them. */
+    private float[] filterSums = new float[0];
 
     private static CpuBuffer cpu(Buffer b) {
         return (CpuBuffer) b;
@@ -25,177 +34,112 @@ final class CpuKernels implements Kernels {
 
     // --- convolution -----------------------------------------------------------------------------------
 
-    /**
-     * Images per matrix multiply: a convolution's GEMMs are as wide as the output pixels of the images taken
-     * together, so small images (conv2's 9×9) are grouped until the GEMM has about {@link #GROUP_COLUMNS}
-     * columns, enough for the vector kernels and their column panels, few enough for the columns to stay in cache.
-     */
-    private static final int GROUP_COLUMNS = 1536;
+    /** Columns (output pixels) per panel. */
+    private static final int PANEL = Gemm.panelWidth();
 
-    private static int group(ConvShape s) {
-        return Math.max(1, Math.min(s.batch(), GROUP_COLUMNS / (s.outHeight() * s.outWidth())));
+    private ConvPanels panels(ConvShape s) {
+        return panels.computeIfAbsent(s, ConvPanels::new);
     }
 
     /**
-     * im2col of one sample into the columns {@code [at, at + Ho·Wo)} of a matrix {@code ld} columns wide:
-     * col[(c·kh + p)·kw + q, at + i·ow + j] = x[c, i + p, j + q].
+     * Runs {@code body(chunk, from, to, width)} over panels of the batch's columns: whole images per core, so that
+     * no two cores write the same image, and each core's columns in panels of {@link #PANEL}, the last one
+     * {@code width} rounded up to whole vectors.
      */
-    private static void im2col(float[] x, int xOff, ConvShape s, float[] col, int ld, int at) {
-        int oh = s.outHeight(), ow = s.outWidth(), h = s.height(), w = s.width();
-        int row = 0;
-        for (int c = 0; c < s.inChannels(); c++) {
-            for (int p = 0; p < s.kernelHeight(); p++) {
-                for (int q = 0; q < s.kernelWidth(); q++, row++) {
-                    int dst = row * ld + at;
-                    for (int i = 0; i < oh; i++) {
-                        System.arraycopy(x, xOff + (c * h + i + p) * w + q, col, dst + i * ow, ow);
-                    }
-                }
-            }
-        }
-    }
-
-    /** The transpose of {@link #im2col}: dx[c, i + p, j + q] += col[(c·kh + p)·kw + q, at + i·ow + j]. */
-    private static void col2im(float[] col, int ld, int at, ConvShape s, float[] dx, int dxOff) {
-        int oh = s.outHeight(), ow = s.outWidth(), h = s.height(), w = s.width();
-        int row = 0;
-        for (int c = 0; c < s.inChannels(); c++) {
-            for (int p = 0; p < s.kernelHeight(); p++) {
-                for (int q = 0; q < s.kernelWidth(); q++, row++) {
-                    int src = row * ld + at;
-                    for (int i = 0; i < oh; i++) {
-                        int d = dxOff + (c * h + i + p) * w + q;
-                        int sr = src + i * ow;
-                        for (int j = 0; j < ow; j++) {
-                            dx[d + j] += col[sr + j];
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /**
-     * Between a batch's layout, image after image of [Co, Ho·Wo], and a group's, [Co, G·Ho·Wo] with the images
-     * side by side: {@code toGroup} copies {@code count} images from {@code batch} into {@code grouped}, else back.
-     */
-    private static void regroup(float[] batch, int batchOff, float[] grouped, int count, int channels, int pixels,
-                                boolean toGroup) {
-        int ld = count * pixels;
-        for (int g = 0; g < count; g++) {
-            for (int o = 0; o < channels; o++) {
-                int image = batchOff + (g * channels + o) * pixels, side = o * ld + g * pixels;
-                if (toGroup) {
-                    System.arraycopy(batch, image, grouped, side, pixels);
-                } else {
-                    System.arraycopy(grouped, side, batch, image, pixels);
-                }
-            }
-        }
-    }
-
-    /** Runs {@code body(first, count)} over groups of images of the batch, the groups spread over the cores. */
-    private static void overGroups(ConvShape s, GroupBody body) {
-        int g = group(s);
-        int groups = (s.batch() + g - 1) / g;
-        Parallel.forRange(groups, s.flops(), (chunk, from, to) -> {
-            for (int i = from; i < to; i++) {
-                body.run(chunk, i * g, Math.min(g, s.batch() - i * g));
+    private static void overPanels(ConvShape s, ConvPanels cp, int panel, PanelBody body) {
+        Parallel.forRange(s.batch(), s.flops(), (chunk, first, last) -> {
+            int end = last * cp.pixels();
+            for (int from = first * cp.pixels(); from < end; from += panel) {
+                int to = Math.min(from + panel, end);
+                body.run(chunk, from, to, Gemm.roundUpToVectors(to - from));
             }
         });
     }
 
     @FunctionalInterface
-    private interface GroupBody {
-        void run(int chunk, int first, int count);
+    private interface PanelBody {
+        void run(int chunk, int from, int to, int width);
     }
 
     @Override
     public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
         CpuBuffer xb = cpu(x), wb = cpu(w), yb = cpu(y);
-        int patch = s.inChannels() * s.kernelHeight() * s.kernelWidth();
-        int pixels = s.outHeight() * s.outWidth();
-        int inSample = s.inChannels() * s.height() * s.width();
-        int outSample = s.outChannels() * pixels;
-        overGroups(s, (chunk, first, count) -> {
-            int ld = count * pixels;
-            float[] col = columns.get(patch * ld);
-            float[] out = grouped.get(s.outChannels() * ld);
-            for (int g = 0; g < count; g++) {
-                im2col(xb.data, xb.offset + (first + g) * inSample, s, col, ld, g * pixels);
-            }
-            // y [Co, G·Ho·Wo] = w [Co, C·Kh·Kw] · col [C·Kh·Kw, G·Ho·Wo]
-            Gemm.multiplyRows(false, s.outChannels(), ld, patch, 1f, wb.data, wb.offset, col, 0, 0f, out, 0,
-                    0, s.outChannels());
-            regroup(yb.data, yb.offset + first * outSample, out, count, s.outChannels(), pixels, false);
+        ConvPanels cp = panels(s);
+        int co = s.outChannels(), taps = cp.taps();
+        overPanels(s, cp, PANEL, (chunk, from, to, width) -> {
+            float[] columns = inputPanel.get(taps * width);
+            float[] product = productPanel.get(co * width);
+            cp.packInput(xb.data, xb.offset, from, to, columns, width);
+            // y [Co, pixels] = w [Co, C·Kh·Kw] · im2col(x) [C·Kh·Kw, pixels]
+            Gemm.multiplyPanel(co, width, taps, wb.data, wb.offset, taps, columns, width, product, 0, width, true);
+            cp.storeOutput(product, width, co, from, to, yb.data, yb.offset);
         });
     }
 
     @Override
     public void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
         CpuBuffer dyb = cpu(dy), wb = cpu(w), dxb = cpu(dx);
-        int patch = s.inChannels() * s.kernelHeight() * s.kernelWidth();
-        int pixels = s.outHeight() * s.outWidth();
+        ConvPanels cp = panels(s);
+        int co = s.outChannels(), taps = cp.taps();
         int inSample = s.inChannels() * s.height() * s.width();
-        int outSample = s.outChannels() * pixels;
-        // wᵀ once, row by row, so the GEMM reads its rows contiguously (a transposed A is read with stride Co)
-        float[] wT = transposedB.get(patch * s.outChannels());
-        Gemm.transpose(wb.data, wb.offset, s.outChannels(), patch, wT);
-        overGroups(s, (chunk, first, count) -> {
-            int ld = count * pixels;
-            float[] gradients = grouped.get(s.outChannels() * ld);
-            float[] dcol = columns.get(patch * ld);
-            regroup(dyb.data, dyb.offset + first * outSample, gradients, count, s.outChannels(), pixels, true);
-            // dcol [C·Kh·Kw, G·Ho·Wo] = wᵀ · dy [Co, G·Ho·Wo]
-            Gemm.multiplyRows(false, patch, ld, s.outChannels(), 1f, wT, 0, gradients, 0, 0f, dcol, 0, 0, patch);
-            int dxOff = dxb.offset + first * inSample;
-            Arrays.fill(dxb.data, dxOff, dxOff + count * inSample, 0f);
-            for (int g = 0; g < count; g++) {
-                col2im(dcol, ld, g * pixels, s, dxb.data, dxOff + g * inSample);
+        // wᵀ once, row by row, so the multiply reads its rows contiguously (a transposed A is read with stride Co)
+        float[] wT = transposedB.get(taps * co);
+        Gemm.transpose(wb.data, wb.offset, co, taps, wT);
+        overPanels(s, cp, PANEL, (chunk, from, to, width) -> {
+            float[] gradients = outputPanel.get(co * width);
+            float[] columns = productPanel.get(taps * width);
+            cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, width);
+            // dcol [C·Kh·Kw, pixels] = wᵀ · dy [Co, pixels]
+            Gemm.multiplyPanel(taps, width, co, wT, 0, co, gradients, width, columns, 0, width, true);
+            // An image's gradient is cleared when its first pixel comes up: earlier panels never touch it
+            for (int image = (from + cp.pixels() - 1) / cp.pixels(); image * cp.pixels() < to; image++) {
+                int at = dxb.offset + image * inSample;
+                Arrays.fill(dxb.data, at, at + inSample, 0f);
             }
+            cp.addInputGradient(columns, width, from, to, dxb.data, dxb.offset);
         });
     }
 
     @Override
     public void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
         CpuBuffer xb = cpu(x), dyb = cpu(dy), dwb = cpu(dw);
-        int patch = s.inChannels() * s.kernelHeight() * s.kernelWidth();
-        int pixels = s.outHeight() * s.outWidth();
-        int inSample = s.inChannels() * s.height() * s.width();
-        int outSample = s.outChannels() * pixels;
-        int filter = s.filterLength();
-        int chunks = Parallel.chunks();
-        boolean narrow = Gemm.narrow(patch);
+        ConvPanels cp = panels(s);
+        int co = s.outChannels(), taps = cp.taps();
+        boolean narrow = Gemm.narrow(taps);
         // Per-core partial sums: dw [Co, C·Kh·Kw] for a narrow filter, else its transpose [C·Kh·Kw, Co] with Co
         // padded to whole vectors (50 → 64), so that no column of the product falls to the scalar loop.
-        int co = s.outChannels(), width = Gemm.roundUpToVectors(co);
-        int partial = narrow ? filter : patch * width;
-        float[] sums = new float[chunks * partial];
-        overGroups(s, (chunk, first, count) -> {
-            int ld = count * pixels;
-            float[] col = columns.get(patch * ld);
-            float[] gradients = grouped.get(co * ld);
-            for (int g = 0; g < count; g++) {
-                im2col(xb.data, xb.offset + (first + g) * inSample, s, col, ld, g * pixels);
-            }
-            regroup(dyb.data, dyb.offset + first * outSample, gradients, count, co, pixels, true);
+        int coPadded = Gemm.roundUpToVectors(co);
+        int partial = narrow ? co * taps : taps * coPadded;
+        int chunks = Parallel.chunks();
+        if (filterSums.length < chunks * partial) {
+            filterSums = new float[chunks * partial];
+        }
+        float[] sums = filterSums;
+        Arrays.fill(sums, 0, chunks * partial, 0f);
+        overPanels(s, cp, 4 * PANEL, (chunk, from, to, width) -> {
             if (narrow) {
-                // dw [Co, C·Kh·Kw] += dy [Co, G·Ho·Wo] · colᵀ, as dot products along the pixels
-                Gemm.multiplyTransposedB(co, patch, ld, gradients, 0, col, 0, sums, chunk * partial);
+                // dw [Co, C·Kh·Kw] += dy [Co, pixels] · im2col(x)ᵀ, as dot products along the pixels
+                float[] columns = inputPanel.get(taps * width);
+                float[] gradients = outputPanel.get(co * width);
+                cp.packInput(xb.data, xb.offset, from, to, columns, width);
+                cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, width);
+                Gemm.multiplyTransposedB(co, taps, width, gradients, 0, columns, 0, sums, chunk * partial);
             } else {
-                // dwᵀ [C·Kh·Kw, Co] += col [C·Kh·Kw, G·Ho·Wo] · dyᵀ [G·Ho·Wo, Co]: transposing dy, the smaller
-                float[] dyT = transposed.get(ld * width);
-                Gemm.transposePadded(gradients, co, ld, dyT, width);
-                Gemm.multiplyRows(false, patch, width, ld, 1f, col, 0, dyT, 0, 1f, sums, chunk * partial, 0, patch);
+                // dwᵀ [C·Kh·Kw, Co] += im2col(x) [C·Kh·Kw, pixels] · dyᵀ [pixels, Co], im2col(x) read in x itself
+                float[] gradients = outputPanel.get((to - from) * coPadded);
+                cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, coPadded);
+                Gemm.multiplyPanel(taps, coPadded, to - from, xb.data, cp.tapOffsets(this.taps.get(taps), xb.offset),
+                        cp.windowCorners(pixels.get(to - from), from, to), gradients, coPadded, sums,
+                        chunk * partial, coPadded, false);
             }
         });
         // Add the per-chunk partial sums in chunk order: the result does not depend on thread timing.
-        Arrays.fill(dwb.data, dwb.offset, dwb.offset + filter, 0f);
+        Arrays.fill(dwb.data, dwb.offset, dwb.offset + s.filterLength(), 0f);
         for (int c = 0; c < chunks; c++) {
             for (int o = 0; o < co; o++) {
-                for (int t = 0; t < patch; t++) {
-                    dwb.data[dwb.offset + o * patch + t] += narrow ? sums[c * partial + o * patch + t]
-                            : sums[c * partial + t * width + o];
+                for (int t = 0; t < taps; t++) {
+                    dwb.data[dwb.offset + o * taps + t] += narrow ? sums[c * partial + o * taps + t]
+                            : sums[c * partial + t * coPadded + o];
                 }
             }
         }

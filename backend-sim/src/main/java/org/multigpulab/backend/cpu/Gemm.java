@@ -1,6 +1,5 @@
 package org.multigpulab.backend.cpu;
 
-import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
@@ -14,8 +13,10 @@ import jdk.incubator.vector.VectorSpecies;
  * accumulators while the loop runs down {@code k}, so each vector of B loaded feeds four fused multiply-adds,
  * each broadcast of A four more, and C is touched once per block instead of once per {@code k}. Columns left
  * over take two-vector and one-vector kernels, then a scalar loop; no masked loads, which the JIT does not
- * keep in registers. B must be in row order
- * {@code [k, n]}; {@link #transpose} puts a transposed one there.
+ * keep in registers. B must be in row order {@code [k, n]}; {@link #transpose} puts a transposed one there.
+ * A is read through two offset tables, element (i, p) at {@code a[rows[i] + cols[p]]}: a strided matrix is
+ * one such view, a convolution's im2col matrix of its input another (one load of the table per step of k,
+ * which measured no slower than the strides).
  */
 final class Gemm {
 
@@ -37,39 +38,93 @@ final class Gemm {
                 }
             }
         }
-        // With beta = 0, C is written without being read: every element is written exactly once below.
-        boolean store = beta == 0f;
         // Element (row, p) of op(A) is a[aOff + row·rowStride + p·colStride].
-        int rowStride = transA ? 1 : k;
-        int colStride = transA ? m : 1;
+        int[] rows = strided(ROWS.get(m), m, aOff, transA ? 1 : k);
+        int[] cols = strided(COLUMNS.get(k), k, 0, transA ? m : 1);
         // Columns in panels, so that the k × PANEL block of B the row blocks run over stays in the core's cache.
         for (int j0 = 0; j0 < n; j0 += PANEL) {
-            int j1 = Math.min(n, j0 + PANEL);
-            int i = rowFrom;
-            for (; i + 4 <= rowTo; i += 4) {
-                int a0 = aOff + i * rowStride, c0 = cOff + i * n;
-                int j = j0;
-                for (; j + 4 * L <= j1; j += 4 * L) {
-                    fourRowsFourVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j, store);
-                }
-                for (; j + 2 * L <= j1; j += 2 * L) {
-                    fourRowsTwoVectors(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j, store);
-                }
-                for (; j + L <= j1; j += L) {
-                    fourRowsOneVector(n, k, alpha, a, a0, rowStride, colStride, b, bOff + j, c, c0 + j, store);
-                }
-                for (int r = 0; r < 4; r++) {
-                    scalarColumns(n, k, alpha, a, a0 + r * rowStride, colStride, b, bOff, c, c0 + r * n, j, j1, store);
-                }
+            blocks(rowFrom, rowTo, j0, Math.min(n, j0 + PANEL), k, alpha, a, rows, cols, b, bOff, n, c, cOff, n,
+                    beta == 0f);
+        }
+    }
+
+    /** The vector shape every kernel here uses. */
+    static VectorSpecies<Float> species() {
+        return S;
+    }
+
+    /** Columns per packed panel: what {@link #multiplyPanel} is given at a time. */
+    static int panelWidth() {
+        return PANEL;
+    }
+
+    /** Each thread's offset tables for {@link #multiplyRows} and {@link #multiplyPanel}. */
+    private static final Scratch<int[]> ROWS = Scratch.ints();
+    private static final Scratch<int[]> COLUMNS = Scratch.ints();
+
+    /** {@code into[i] = start + i·stride} for i below {@code n}: the offsets of a matrix stored with strides. */
+    static int[] strided(int[] into, int n, int start, int stride) {
+        for (int i = 0; i < n; i++) {
+            into[i] = start + i * stride;
+        }
+        return into;
+    }
+
+    /**
+     * C[m, n] = A[m, k] · B[k, n], or {@code +=} unless {@code store}, where B is a packed panel (row p at
+     * {@code b[p·ldb]}) that its caller just wrote, so it is in cache. A's rows are {@code lda} apart, C's
+     * {@code ldc}; with {@code store} C is written without being read.
+     */
+    static void multiplyPanel(int m, int n, int k, float[] a, int aOff, int lda, float[] b, int ldb,
+                              float[] c, int cOff, int ldc, boolean store) {
+        multiplyPanel(m, n, k, a, strided(ROWS.get(m), m, aOff, lda), strided(COLUMNS.get(k), k, 0, 1), b, ldb,
+                c, cOff, ldc, store);
+    }
+
+    /**
+     * {@link #multiplyPanel} with A read through offset tables: element (i, p) at {@code a[rows[i] + cols[p]]}.
+     * A convolution's im2col matrix is such a view of its input, so the filter gradient reads the input
+     * directly instead of a packed copy (a tap per row, a pixel per column).
+     */
+    static void multiplyPanel(int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb,
+                              float[] c, int cOff, int ldc, boolean store) {
+        blocks(0, m, 0, n, k, 1f, a, rows, cols, b, 0, ldb, c, cOff, ldc, store);
+    }
+
+    /**
+     * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four, two and one
+     * vectors, then single columns; rows left over one at a time, by four vectors and by one.
+     */
+    private static void blocks(int rowFrom, int rowTo, int j0, int j1, int k, float alpha,
+                               float[] a, int[] rows, int[] cols, float[] b, int bOff, int ldb,
+                               float[] c, int cOff, int ldc, boolean store) {
+        int i = rowFrom;
+        for (; i + 4 <= rowTo; i += 4) {
+            int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], c0 = cOff + i * ldc;
+            int j = j0;
+            for (; j + 4 * L <= j1; j += 4 * L) {
+                fourRowsFourVectors(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
             }
-            for (; i < rowTo; i++) {
-                int a0 = aOff + i * rowStride, c0 = cOff + i * n;
-                int j = j0;
-                for (; j + L <= j1; j += L) {
-                    oneRowOneVector(n, k, alpha, a, a0, colStride, b, bOff + j, c, c0 + j, store);
-                }
-                scalarColumns(n, k, alpha, a, a0, colStride, b, bOff, c, c0, j, j1, store);
+            for (; j + 2 * L <= j1; j += 2 * L) {
+                fourRowsTwoVectors(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
             }
+            for (; j + L <= j1; j += L) {
+                fourRowsOneVector(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
+            }
+            for (int r = 0; r < 4; r++) {
+                scalarColumns(k, alpha, a, rows[i + r], cols, b, bOff, ldb, c, c0 + r * ldc, j, j1, store);
+            }
+        }
+        for (; i < rowTo; i++) {
+            int a0 = rows[i], c0 = cOff + i * ldc;
+            int j = j0;
+            for (; j + 4 * L <= j1; j += 4 * L) {
+                oneRowFourVectors(k, alpha, a, a0, cols, b, bOff + j, ldb, c, c0 + j, store);
+            }
+            for (; j + L <= j1; j += L) {
+                oneRowOneVector(k, alpha, a, a0, cols, b, bOff + j, ldb, c, c0 + j, store);
+            }
+            scalarColumns(k, alpha, a, a0, cols, b, bOff, ldb, c, c0, j, j1, store);
         }
     }
 
@@ -77,20 +132,19 @@ final class Gemm {
      * C[4 rows, 4L columns at c0] += alpha · A[4 rows at a0, :] · B[:, 4L columns at b0]: sixteen accumulators,
      * and per step of k four loads of B and four broadcasts of A feed sixteen fused multiply-adds.
      */
-    private static void fourRowsFourVectors(int n, int k, float alpha, float[] a, int a0, int rowStride,
-                                            int colStride, float[] b, int b0, float[] c, int c0, boolean store) {
+    private static void fourRowsFourVectors(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
+            float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
         FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S), c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
         FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S), c12 = FloatVector.zero(S), c13 = FloatVector.zero(S);
         FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S), c22 = FloatVector.zero(S), c23 = FloatVector.zero(S);
         FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S), c32 = FloatVector.zero(S), c33 = FloatVector.zero(S);
-        int a1 = a0 + rowStride, a2 = a1 + rowStride, a3 = a2 + rowStride;
         for (int p = 0; p < k; p++) {
-            int bp = b0 + p * n;
+            int bp = b0 + p * ldb;
             FloatVector v0 = FloatVector.fromArray(S, b, bp);
             FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
             FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
             FloatVector v3 = FloatVector.fromArray(S, b, bp + 3 * L);
-            int ap = p * colStride;
+            int ap = cols[p];
             FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
             c00 = v0.fma(x, c00);
             c01 = v1.fma(x, c01);
@@ -116,33 +170,32 @@ final class Gemm {
         accumulate(c, c0 + L, alpha, c01, store);
         accumulate(c, c0 + 2 * L, alpha, c02, store);
         accumulate(c, c0 + 3 * L, alpha, c03, store);
-        accumulate(c, c0 + n, alpha, c10, store);
-        accumulate(c, c0 + n + L, alpha, c11, store);
-        accumulate(c, c0 + n + 2 * L, alpha, c12, store);
-        accumulate(c, c0 + n + 3 * L, alpha, c13, store);
-        accumulate(c, c0 + 2 * n, alpha, c20, store);
-        accumulate(c, c0 + 2 * n + L, alpha, c21, store);
-        accumulate(c, c0 + 2 * n + 2 * L, alpha, c22, store);
-        accumulate(c, c0 + 2 * n + 3 * L, alpha, c23, store);
-        accumulate(c, c0 + 3 * n, alpha, c30, store);
-        accumulate(c, c0 + 3 * n + L, alpha, c31, store);
-        accumulate(c, c0 + 3 * n + 2 * L, alpha, c32, store);
-        accumulate(c, c0 + 3 * n + 3 * L, alpha, c33, store);
+        accumulate(c, c0 + ldc, alpha, c10, store);
+        accumulate(c, c0 + ldc + L, alpha, c11, store);
+        accumulate(c, c0 + ldc + 2 * L, alpha, c12, store);
+        accumulate(c, c0 + ldc + 3 * L, alpha, c13, store);
+        accumulate(c, c0 + 2 * ldc, alpha, c20, store);
+        accumulate(c, c0 + 2 * ldc + L, alpha, c21, store);
+        accumulate(c, c0 + 2 * ldc + 2 * L, alpha, c22, store);
+        accumulate(c, c0 + 2 * ldc + 3 * L, alpha, c23, store);
+        accumulate(c, c0 + 3 * ldc, alpha, c30, store);
+        accumulate(c, c0 + 3 * ldc + L, alpha, c31, store);
+        accumulate(c, c0 + 3 * ldc + 2 * L, alpha, c32, store);
+        accumulate(c, c0 + 3 * ldc + 3 * L, alpha, c33, store);
     }
 
     /** C[4 rows, 2L columns at c0] += alpha · A[4 rows at a0, :] · B[:, 2L columns at b0]. */
-    private static void fourRowsTwoVectors(int n, int k, float alpha, float[] a, int a0, int rowStride,
-                                           int colStride, float[] b, int b0, float[] c, int c0, boolean store) {
+    private static void fourRowsTwoVectors(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
+            float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
         FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
         FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
         FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
         FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
-        int a1 = a0 + rowStride, a2 = a1 + rowStride, a3 = a2 + rowStride;
         for (int p = 0; p < k; p++) {
-            int bp = b0 + p * n;
+            int bp = b0 + p * ldb;
             FloatVector v0 = FloatVector.fromArray(S, b, bp);
             FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
-            int ap = p * colStride;
+            int ap = cols[p];
             FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
             c00 = v0.fma(x, c00);
             c01 = v1.fma(x, c01);
@@ -158,51 +211,73 @@ final class Gemm {
         }
         accumulate(c, c0, alpha, c00, store);
         accumulate(c, c0 + L, alpha, c01, store);
-        accumulate(c, c0 + n, alpha, c10, store);
-        accumulate(c, c0 + n + L, alpha, c11, store);
-        accumulate(c, c0 + 2 * n, alpha, c20, store);
-        accumulate(c, c0 + 2 * n + L, alpha, c21, store);
-        accumulate(c, c0 + 3 * n, alpha, c30, store);
-        accumulate(c, c0 + 3 * n + L, alpha, c31, store);
+        accumulate(c, c0 + ldc, alpha, c10, store);
+        accumulate(c, c0 + ldc + L, alpha, c11, store);
+        accumulate(c, c0 + 2 * ldc, alpha, c20, store);
+        accumulate(c, c0 + 2 * ldc + L, alpha, c21, store);
+        accumulate(c, c0 + 3 * ldc, alpha, c30, store);
+        accumulate(c, c0 + 3 * ldc + L, alpha, c31, store);
     }
 
     /** C[4 rows, L columns at c0] += alpha · A[4 rows at a0, :] · B[:, L columns at b0]. */
-    private static void fourRowsOneVector(int n, int k, float alpha, float[] a, int a0, int rowStride,
-                                          int colStride, float[] b, int b0, float[] c, int c0, boolean store) {
+    private static void fourRowsOneVector(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
+            float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
         FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S);
         FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
-        int a1 = a0 + rowStride, a2 = a1 + rowStride, a3 = a2 + rowStride;
         for (int p = 0; p < k; p++) {
-            FloatVector v = FloatVector.fromArray(S, b, b0 + p * n);
-            int ap = p * colStride;
+            FloatVector v = FloatVector.fromArray(S, b, b0 + p * ldb);
+            int ap = cols[p];
             c0v = v.fma(FloatVector.broadcast(S, a[a0 + ap]), c0v);
             c1v = v.fma(FloatVector.broadcast(S, a[a1 + ap]), c1v);
             c2v = v.fma(FloatVector.broadcast(S, a[a2 + ap]), c2v);
             c3v = v.fma(FloatVector.broadcast(S, a[a3 + ap]), c3v);
         }
         accumulate(c, c0, alpha, c0v, store);
-        accumulate(c, c0 + n, alpha, c1v, store);
-        accumulate(c, c0 + 2 * n, alpha, c2v, store);
-        accumulate(c, c0 + 3 * n, alpha, c3v, store);
+        accumulate(c, c0 + ldc, alpha, c1v, store);
+        accumulate(c, c0 + 2 * ldc, alpha, c2v, store);
+        accumulate(c, c0 + 3 * ldc, alpha, c3v, store);
+    }
+
+    /**
+     * C[1 row, 4L columns at c0] += alpha · A[1 row at a0, :] · B[:, 4L columns at b0]: a row left over below
+     * the four-row blocks (conv2's 50 output channels leave two), with four accumulators so that four fused
+     * multiply-adds are in flight instead of one waiting on the last.
+     */
+    private static void oneRowFourVectors(int k, float alpha, float[] a, int a0, int[] cols,
+                                          float[] b, int b0, int ldb, float[] c, int c0, boolean store) {
+        FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S);
+        FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * ldb;
+            FloatVector x = FloatVector.broadcast(S, a[a0 + cols[p]]);
+            c0v = FloatVector.fromArray(S, b, bp).fma(x, c0v);
+            c1v = FloatVector.fromArray(S, b, bp + L).fma(x, c1v);
+            c2v = FloatVector.fromArray(S, b, bp + 2 * L).fma(x, c2v);
+            c3v = FloatVector.fromArray(S, b, bp + 3 * L).fma(x, c3v);
+        }
+        accumulate(c, c0, alpha, c0v, store);
+        accumulate(c, c0 + L, alpha, c1v, store);
+        accumulate(c, c0 + 2 * L, alpha, c2v, store);
+        accumulate(c, c0 + 3 * L, alpha, c3v, store);
     }
 
     /** C[1 row, L columns at c0] += alpha · A[1 row at a0, :] · B[:, L columns at b0]. */
-    private static void oneRowOneVector(int n, int k, float alpha, float[] a, int a0, int colStride,
-                                        float[] b, int b0, float[] c, int c0, boolean store) {
+    private static void oneRowOneVector(int k, float alpha, float[] a, int a0, int[] cols,
+                                        float[] b, int b0, int ldb, float[] c, int c0, boolean store) {
         FloatVector acc = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
-            acc = FloatVector.fromArray(S, b, b0 + p * n).fma(FloatVector.broadcast(S, a[a0 + p * colStride]), acc);
+            acc = FloatVector.fromArray(S, b, b0 + p * ldb).fma(FloatVector.broadcast(S, a[a0 + cols[p]]), acc);
         }
         accumulate(c, c0, alpha, acc, store);
     }
 
     /** C[1 row, columns from..to) += alpha · A[1 row at a0, :] · B[:, from..to), one column at a time. */
-    private static void scalarColumns(int n, int k, float alpha, float[] a, int a0, int colStride,
-                                      float[] b, int bOff, float[] c, int c0, int from, int to, boolean store) {
+    private static void scalarColumns(int k, float alpha, float[] a, int a0, int[] cols, float[] b, int bOff,
+                                      int ldb, float[] c, int c0, int from, int to, boolean store) {
         for (int j = from; j < to; j++) {
             float sum = 0f;
             for (int p = 0; p < k; p++) {
-                sum = Math.fma(a[a0 + p * colStride], b[bOff + p * n + j], sum);
+                sum = Math.fma(a[a0 + cols[p]], b[bOff + p * ldb + j], sum);
             }
             c[c0 + j] = (store ? 0f : c[c0 + j]) + alpha * sum;
         }
@@ -262,6 +337,49 @@ final class Gemm {
         }
     }
 
+    /**
+     * The mask of the last, partial vector of a row of {@code n} floats. Made once for the many rows of one
+     * length that im2col moves: made per row, it measured slower than the copy itself.
+     */
+    static VectorMask<Float> tailMask(int n) {
+        return S.indexInRange(n / L * L, n);
+    }
+
+    /**
+     * {@code dst[d, d + n) = src[s, s + n)} for the short rows im2col moves (conv2's 9 pixels, conv1's 26):
+     * whole vectors, then the rest under {@code tail} ({@link #tailMask}); {@code System.arraycopy} costs more
+     * than 9 floats.
+     */
+    static void copyRow(float[] src, int s, float[] dst, int d, int n, VectorMask<Float> tail) {
+        int i = 0;
+        for (; i + L <= n; i += L) {
+            FloatVector.fromArray(S, src, s + i).intoArray(dst, d + i);
+        }
+        if (i < n) {
+            FloatVector.fromArray(S, src, s + i, tail).intoArray(dst, d + i, tail);
+        }
+    }
+
+    /** Half-width vectors, for the tails of col2im's short rows. */
+    private static final VectorSpecies<Float> HALF = FloatVector.SPECIES_256;
+
+    /**
+     * {@code dst[d, d + n) += src[s, s + n)} for col2im's short rows: whole vectors, half vectors, then single
+     * floats. Not masked like {@link #copyRow}: a masked load right after a masked store measured 40 % slower.
+     */
+    static void addRow(float[] src, int s, float[] dst, int d, int n) {
+        int i = 0;
+        for (; i + L <= n; i += L) {
+            FloatVector.fromArray(S, dst, d + i).add(FloatVector.fromArray(S, src, s + i)).intoArray(dst, d + i);
+        }
+        for (; i + HALF.length() <= n; i += HALF.length()) {
+            FloatVector.fromArray(HALF, dst, d + i).add(FloatVector.fromArray(HALF, src, s + i)).intoArray(dst, d + i);
+        }
+        for (; i < n; i++) {
+            dst[d + i] += src[s + i];
+        }
+    }
+
     /** Whether {@code n} columns are too few for the vector column kernels. */
     static boolean narrow(int n) {
         return n < 2 * L;
@@ -276,17 +394,6 @@ final class Gemm {
     /** {@code n} rounded up to whole vectors. */
     static int roundUpToVectors(int n) {
         return (n + L - 1) / L * L;
-    }
-
-    /** {@code dst[cols, width] = src[rows, cols]ᵀ}, each row of dst padded with zeros from {@code rows} to {@code width}. */
-    static void transposePadded(float[] src, int rows, int cols, float[] dst, int width) {
-        for (int c = 0; c < cols; c++) {
-            int d = c * width;
-            for (int r = 0; r < rows; r++) {
-                dst[d + r] = src[r * cols + c];
-            }
-            Arrays.fill(dst, d + rows, d + width, 0f);
-        }
     }
 
     /** {@code dst[cols, rows] = src[rows, cols]ᵀ}. */

@@ -143,6 +143,7 @@ public abstract class KernelConformanceKit {
         return Stream.of(
                 new ConvShape(2, 1, 28, 28, 20, 3, 3),    // the seed's conv1
                 new ConvShape(2, 20, 13, 13, 50, 5, 5),   // the seed's conv2
+                new ConvShape(19, 20, 13, 13, 50, 5, 5),  // conv2 over many column panels, images across their edges
                 new ConvShape(1, 3, 7, 9, 4, 3, 2),       // batch 1, odd sizes, non-square filter
                 new ConvShape(3, 2, 5, 5, 3, 5, 5));      // filter as large as the image: 1×1 output
     }
