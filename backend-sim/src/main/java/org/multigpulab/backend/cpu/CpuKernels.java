@@ -25,8 +25,8 @@ final class CpuKernels implements Kernels {
     private final Scratch<int[]> pixels = Scratch.ints();
     /** Each convolution shape's panel geometry, made once: kernels run on the device's one thread. */
     private final Map<ConvShape, ConvPanels> panels = new HashMap<>();
-    /** Per-core partial sums of a filter gradient, kept between calls so that no step allocates them. */
-    private float[] filterSums = new float[0];
+    /** Per-core partial sums of a gradient (filter, bias), kept between calls so that no step allocates them. */
+    private float[] partialSums = new float[0];
 
     private static CpuBuffer cpu(Buffer b) {
         return (CpuBuffer) b;
@@ -111,11 +111,7 @@ final class CpuKernels implements Kernels {
         int coPadded = Gemm.roundUpToVectors(co);
         int partial = narrow ? co * taps : taps * coPadded;
         int chunks = Parallel.chunks();
-        if (filterSums.length < chunks * partial) {
-            filterSums = new float[chunks * partial];
-        }
-        float[] sums = filterSums;
-        Arrays.fill(sums, 0, chunks * partial, 0f);
+        float[] sums = partialSums(chunks * partial);
         overPanels(s, cp, 4 * PANEL, (chunk, from, to, width) -> {
             if (narrow) {
                 // dw [Co, C·Kh·Kw] += dy [Co, pixels] · im2col(x)ᵀ, as dot products along the pixels
@@ -145,62 +141,74 @@ final class CpuKernels implements Kernels {
         }
     }
 
+    /**
+     * Zeros for {@code n} partial sums, one slice per core, added up afterwards in core order so that a result
+     * does not depend on which thread finished first.
+     */
+    private float[] partialSums(int n) {
+        if (partialSums.length < n) {
+            partialSums = new float[n];
+        }
+        Arrays.fill(partialSums, 0, n, 0f);
+        return partialSums;
+    }
+
     // --- bias ------------------------------------------------------------------------------------------
 
     @Override
     public void biasAdd(Buffer y, Buffer b, BiasShape s) {
         CpuBuffer yb = cpu(y), bb = cpu(b);
-        for (int o = 0; o < s.outer(); o++) {
-            for (int c = 0; c < s.channels(); c++) {
-                float bias = bb.data[bb.offset + c];
-                int base = yb.offset + (o * s.channels() + c) * s.inner();
-                for (int i = 0; i < s.inner(); i++) {
-                    yb.data[base + i] += bias;
+        int channels = s.channels(), inner = s.inner();
+        Parallel.forRange(s.outer(), s.length(), (chunk, from, to) -> {
+            for (int o = from; o < to; o++) {
+                int row = yb.offset + o * channels * inner;
+                if (inner == 1) {
+                    // A dense layer's row: one bias per element, a loop the compiler turns into vector adds
+                    for (int c = 0; c < channels; c++) {
+                        yb.data[row + c] += bb.data[bb.offset + c];
+                    }
+                    continue;
+                }
+                for (int c = 0; c < channels; c++) {
+                    float bias = bb.data[bb.offset + c];
+                    int plane = row + c * inner;
+                    for (int i = 0; i < inner; i++) {
+                        yb.data[plane + i] += bias;
+                    }
                 }
             }
-        }
+        });
     }
 
     @Override
     public void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
         CpuBuffer dyb = cpu(dy), dbb = cpu(db);
-        Arrays.fill(dbb.data, dbb.offset, dbb.offset + s.channels(), 0f);
-        for (int o = 0; o < s.outer(); o++) {
-            for (int c = 0; c < s.channels(); c++) {
-                dbb.data[dbb.offset + c] += Gemm.sum(dyb.data, dyb.offset + (o * s.channels() + c) * s.inner(), s.inner());
+        int chunks = Parallel.chunks(), channels = s.channels(), inner = s.inner();
+        float[] sums = partialSums(chunks * channels);
+        Parallel.forRange(s.outer(), s.length(), (chunk, from, to) -> {
+            int partial = chunk * channels;
+            for (int o = from; o < to; o++) {
+                int row = dyb.offset + o * channels * inner;
+                if (inner == 1) {
+                    for (int c = 0; c < channels; c++) {
+                        sums[partial + c] += dyb.data[row + c];
+                    }
+                    continue;
+                }
+                for (int c = 0; c < channels; c++) {
+                    sums[partial + c] += Gemm.sum(dyb.data, row + c * inner, inner);
+                }
+            }
+        });
+        Arrays.fill(dbb.data, dbb.offset, dbb.offset + channels, 0f);
+        for (int chunk = 0; chunk < chunks; chunk++) {
+            for (int c = 0; c < channels; c++) {
+                dbb.data[dbb.offset + c] += sums[chunk * channels + c];
             }
         }
     }
 
     // --- average pooling -------------------------------------------------------------------------------
-
-    /**
-     * LeNet's pooling, 2×2 windows at stride 2, written out: the general loops spend more on their four
-     * nested counters than on the four additions. The sums are added in the general loops' order, so both
-     * paths give the same bits.
-     */
-    private static void halve(float[] x, int in, int width, float[] y, int out, int oh, int ow) {
-        for (int i = 0; i < oh; i++) {
-            int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
-            for (int j = 0; j < ow; j++) {
-                y[row + j] = (((x[top + 2 * j] + x[top + 2 * j + 1]) + x[bottom + 2 * j]) + x[bottom + 2 * j + 1]) * 0.25f;
-            }
-        }
-    }
-
-    /** The gradient of {@link #halve}: each output's gradient, a quarter of it, on the four inputs it averaged. */
-    private static void spread(float[] dy, int out, int oh, int ow, float[] dx, int in, int width) {
-        for (int i = 0; i < oh; i++) {
-            int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
-            for (int j = 0; j < ow; j++) {
-                float g = dy[row + j] * 0.25f;
-                dx[top + 2 * j] = g;
-                dx[top + 2 * j + 1] = g;
-                dx[bottom + 2 * j] = g;
-                dx[bottom + 2 * j + 1] = g;
-            }
-        }
-    }
 
     @Override
     public void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
@@ -212,7 +220,7 @@ final class CpuKernels implements Kernels {
             int in = xb.offset + plane * s.height() * s.width();
             int out = yb.offset + plane * oh * ow;
             if (k == 2 && s.stride() == 2) {
-                halve(xb.data, in, s.width(), yb.data, out, oh, ow);
+                HalvingPool.forward(xb.data, in, s.width(), yb.data, out, oh, ow);
                 continue;
             }
             for (int i = 0; i < oh; i++) {
@@ -237,12 +245,16 @@ final class CpuKernels implements Kernels {
         float inv = 1f / (k * k);
         Parallel.forRange(s.planes(), (long) s.inputLength(), (chunk, from, to) -> {
         int planeSize = s.height() * s.width();
-        Arrays.fill(dxb.data, dxb.offset + from * planeSize, dxb.offset + to * planeSize, 0f);
+        boolean halving = k == 2 && s.stride() == 2;
+        // Windows that tile the plane write every input: clearing it first would be a wasted pass over memory
+        if (!halving || 2 * oh != s.height() || 2 * ow != s.width()) {
+            Arrays.fill(dxb.data, dxb.offset + from * planeSize, dxb.offset + to * planeSize, 0f);
+        }
         for (int plane = from; plane < to; plane++) {
             int in = dxb.offset + plane * planeSize;
             int out = dyb.offset + plane * oh * ow;
-            if (k == 2 && s.stride() == 2) {
-                spread(dyb.data, out, oh, ow, dxb.data, in, s.width());
+            if (halving) {
+                HalvingPool.backward(dyb.data, out, oh, ow, dxb.data, in, s.width());
                 continue;
             }
             for (int i = 0; i < oh; i++) {

@@ -151,12 +151,14 @@ public abstract class KernelConformanceKit {
     static Stream<PoolShape> poolShapes() {
         return Stream.of(
                 new PoolShape(2 * 20, 26, 26, 2, 2),      // the seed's first pooling
+                new PoolShape(16 * 20, 26, 26, 2, 2),     // enough planes to be spread over cores
                 new PoolShape(3, 7, 9, 2, 2),             // odd sizes: the last row and column are dropped
                 new PoolShape(1, 5, 5, 3, 1));            // overlapping windows
     }
 
     static Stream<BiasShape> biasShapes() {
-        return Stream.of(new BiasShape(4, 20, 676), new BiasShape(1, 128, 1), new BiasShape(3, 7, 5));
+        return Stream.of(new BiasShape(4, 20, 676), new BiasShape(32, 20, 676),   // the latter spread over cores
+                new BiasShape(1, 128, 1), new BiasShape(3, 7, 5));
     }
 
     static Stream<Arguments> gemmCases() {
