@@ -34,8 +34,8 @@ import picocli.CommandLine.Option;
  * share of the processor's peak.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Time training epochs of the same configuration on cpu (our Java kernels), djl (libtorch),",
-                "and 1 vs 8 simulated GPUs over cpu, alternately; print medians, ratios, GFLOP/s, %% of peak."},
+        description = "Time training epochs of the same configuration on cpu (our Java kernels), djl (libtorch),"
+                + " and 1 vs 8 simulated GPUs over cpu, alternately; print medians, ratios, GFLOP/s, %% of peak.",
         footer = {"", "Example:", "  ./lab bench --repeats 3            the full set, 3 epochs of each, about 4 minutes"})
 final class BenchCommand implements Callable<Integer> {
 
