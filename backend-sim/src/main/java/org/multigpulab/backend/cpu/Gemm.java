@@ -93,7 +93,7 @@ final class Gemm {
 
     /**
      * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four, two and one
-     * vectors, then single columns; rows left over one at a time, by four vectors and by one.
+     * vectors, then single columns; rows left over two at a time, then one, by four vectors and by one.
      */
     private static void blocks(int rowFrom, int rowTo, int j0, int j1, int k, float alpha,
                                float[] a, int[] rows, int[] cols, float[] b, int bOff, int ldb,
@@ -114,6 +114,25 @@ final class Gemm {
             for (int r = 0; r < 4; r++) {
                 scalarColumns(k, alpha, a, rows[i + r], cols, b, bOff, ldb, c, c0 + r * ldc, j, j1, store);
             }
+        }
+        if (i + 2 <= rowTo) {
+            // Two rows left (conv2's 50 output channels leave two): each vector of B loaded feeds both
+            int a0 = rows[i], a1 = rows[i + 1], c0 = cOff + i * ldc;
+            int j = j0;
+            for (; j + 4 * L <= j1; j += 4 * L) {
+                twoRowsFourVectors(k, alpha, a, a0, a1, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
+            }
+            for (; j < j1; j += L) {
+                int end = Math.min(j1, j + L);
+                for (int r = 0; r < 2; r++) {
+                    if (end - j == L) {
+                        oneRowOneVector(k, alpha, a, rows[i + r], cols, b, bOff + j, ldb, c, c0 + r * ldc + j, store);
+                    } else {
+                        scalarColumns(k, alpha, a, rows[i + r], cols, b, bOff, ldb, c, c0 + r * ldc, j, end, store);
+                    }
+                }
+            }
+            i += 2;
         }
         for (; i < rowTo; i++) {
             int a0 = rows[i], c0 = cOff + i * ldc;
@@ -236,6 +255,39 @@ final class Gemm {
         accumulate(c, c0 + ldc, alpha, c1v, store);
         accumulate(c, c0 + 2 * ldc, alpha, c2v, store);
         accumulate(c, c0 + 3 * ldc, alpha, c3v, store);
+    }
+
+    /** C[2 rows, 4L columns at c0] += alpha · A[2 rows at a0, a1] · B[:, 4L columns at b0]: eight accumulators. */
+    private static void twoRowsFourVectors(int k, float alpha, float[] a, int a0, int a1, int[] cols,
+                                           float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S), c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S), c12 = FloatVector.zero(S), c13 = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * ldb;
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(S, b, bp + 3 * L);
+            int ap = cols[p];
+            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            c02 = v2.fma(x, c02);
+            c03 = v3.fma(x, c03);
+            x = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            c12 = v2.fma(x, c12);
+            c13 = v3.fma(x, c13);
+        }
+        accumulate(c, c0, alpha, c00, store);
+        accumulate(c, c0 + L, alpha, c01, store);
+        accumulate(c, c0 + 2 * L, alpha, c02, store);
+        accumulate(c, c0 + 3 * L, alpha, c03, store);
+        accumulate(c, c0 + ldc, alpha, c10, store);
+        accumulate(c, c0 + ldc + L, alpha, c11, store);
+        accumulate(c, c0 + ldc + 2 * L, alpha, c12, store);
+        accumulate(c, c0 + ldc + 3 * L, alpha, c13, store);
     }
 
     /**
