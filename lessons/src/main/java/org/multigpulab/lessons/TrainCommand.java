@@ -177,7 +177,8 @@ final class TrainCommand implements Callable<Integer> {
         TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug);
 
         List<Device> opened = deviceSetup.open(devices);
-        List<TrainingListener> listeners = new ArrayList<>();
+        StartupClock startup = new StartupClock();
+        List<TrainingListener> listeners = new ArrayList<>(List.of(startup));
         ProgressBars bars = talk && ProgressBars.wanted(quiet) ? new ProgressBars() : null;
         if (bars != null) {
             listeners.add(bars);
@@ -216,7 +217,7 @@ final class TrainCommand implements Callable<Integer> {
                 RunReport.of(new RunReport.Config(devicesOptions.backend, devicesOptions.physical, devices, allreduce,
                         bucketMb, epochs, batchSize, lr, seed, !noShuffle,
                         splits.train().count(), splits.test().count(), data.dir().toString(),
-                        load == null ? null : load.toString()), result, opened,
+                        load == null ? null : load.toString()), result, startup.seconds(), opened,
                         dist.equals("none") ? null : new RunReport.Dist(dist, group.size(), group.description(),
                                 trainer.crossRankSeconds(), trainer.crossRankCalls())).write(report);
             }

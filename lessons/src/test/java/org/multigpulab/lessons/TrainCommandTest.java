@@ -137,6 +137,8 @@ class TrainCommandTest {
         assertEquals(parsed.epochs().get(1).testAcc(), parsed.finalResult().testAcc());
         assertTrue(parsed.deviceStats().getFirst().flops() > 0);
         assertTrue(Files.readString(report).contains("\"wall_sec_per_epoch\""));
+        double startup = parsed.finalResult().startupSec();
+        assertTrue(startup > 0 && startup < 120, "seconds from the JVM's start to the first batch: " + startup);
         RunReport.Sim sim = parsed.sim();
         assertEquals("t4", sim.profile());
         assertEquals("pcie3", sim.topology());

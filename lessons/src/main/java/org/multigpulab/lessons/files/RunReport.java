@@ -18,7 +18,7 @@ import org.multigpulab.device.DeviceStats;
 public record RunReport(String schema, Config config, List<String> devices, List<Epoch> epochs, Final finalResult,
                         List<DeviceSummary> deviceStats, Sim sim, Dist dist) {
 
-    public static final String SCHEMA = "multigpu-lab/run-report/3";
+    public static final String SCHEMA = "multigpu-lab/run-report/4";
 
     /** The options the run was started with. */
     public record Config(String backend, String physical, int gpus, String allreduce, Double bucketMb, int epochs,
@@ -58,7 +58,8 @@ public record RunReport(String schema, Config config, List<String> devices, List
         }
     }
 
-    public record Final(double testAcc, double wallSecPerEpoch) {
+    /** The result, wall seconds per epoch, and seconds from the JVM's start to the first batch. */
+    public record Final(double testAcc, double wallSecPerEpoch, double startupSec) {
     }
 
     /** What each device did over the whole run, from its {@link DeviceStats}. */
@@ -74,7 +75,7 @@ public record RunReport(String schema, Config config, List<String> devices, List
             .serializeNulls()
             .create();
 
-    public static RunReport of(Config config, TrainResult result, List<Device> devices, Dist dist) {
+    public static RunReport of(Config config, TrainResult result, double startupSec, List<Device> devices, Dist dist) {
         List<Epoch> epochs = result.epochs().stream().map(RunReport::epoch).toList();
         List<DeviceSummary> stats = devices.stream().map(d -> {
             DeviceStats s = d.stats();
@@ -88,7 +89,7 @@ public record RunReport(String schema, Config config, List<String> devices, List
                 t.links().stream().map(l -> new SimLink(l.from().toString(), l.to().toString(), l.bytes())).toList()))
                 .orElse(null);
         return new RunReport(SCHEMA, config, result.devices().stream().map(Object::toString).toList(), epochs,
-                new Final(result.finalTestAcc(), result.secPerEpoch()), stats, sim, dist);
+                new Final(result.finalTestAcc(), result.secPerEpoch(), startupSec), stats, sim, dist);
     }
 
     private static Epoch epoch(TrainingListener.EpochDone e) {
