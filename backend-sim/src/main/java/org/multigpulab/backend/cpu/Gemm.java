@@ -412,12 +412,12 @@ final class Gemm {
         }
     }
 
-    /** Half-width vectors, for the tails of col2im's short rows. */
+    /** Half-width vectors, for the tails of short rows. */
     private static final VectorSpecies<Float> HALF = FloatVector.SPECIES_256;
 
     /**
-     * {@code dst[d, d + n) += src[s, s + n)} for col2im's short rows: whole vectors, half vectors, then single
-     * floats. Not masked like {@link #copyRow}: a masked load right after a masked store measured 40 % slower.
+     * {@code dst[d, d + n) += src[s, s + n)}: whole vectors, half vectors, then single floats. Not masked like
+     * {@link #copyRow}: for col2im's short rows a masked load right after a masked store measured 40 % slower.
      */
     static void addRow(float[] src, int s, float[] dst, int d, int n) {
         int i = 0;
@@ -437,10 +437,24 @@ final class Gemm {
         return n < 2 * L;
     }
 
-    /** C at {@code at} gets alpha·v: added to it, or with {@code store} (beta = 0) written over it unread. */
+    /**
+     * C at {@code at} gets alpha·v: added to it, or with {@code store} (beta = 0) written over it unread. Each
+     * case ends in its own store, so no vector value is chosen by a condition. Once both cases have run in one
+     * JVM the compiled kernels are slower for both (see the filter gradient in {@code CpuKernels}), so training
+     * uses only {@code store}.
+     */
     private static void accumulate(float[] c, int at, float alpha, FloatVector v, boolean store) {
-        FloatVector scaled = alpha == 1f ? v : v.mul(alpha);
-        (store ? scaled : FloatVector.fromArray(S, c, at).add(scaled)).intoArray(c, at);
+        if (store) {
+            if (alpha == 1f) {
+                v.intoArray(c, at);
+            } else {
+                v.mul(alpha).intoArray(c, at);
+            }
+        } else if (alpha == 1f) {
+            FloatVector.fromArray(S, c, at).add(v).intoArray(c, at);
+        } else {
+            FloatVector.fromArray(S, c, at).add(v.mul(alpha)).intoArray(c, at);
+        }
     }
 
     /** {@code n} rounded up to whole vectors. */
