@@ -12,8 +12,8 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>Register-blocked micro-kernels: four rows of C by four vectors of columns live in sixteen vector
  * accumulators while the loop runs down {@code k}, so each vector of B loaded feeds four fused multiply-adds,
  * each broadcast of A four more, and C is touched once per block instead of once per {@code k}. Columns left
- * over take two-vector and one-vector kernels, then a scalar loop; no masked loads, which the JIT does not
- * keep in registers. B must be in row order {@code [k, n]}; {@link #transpose} puts a transposed one there.
+ * over take two-vector and one-vector kernels, then a masked one for the last few. B must be in row order
+ * {@code [k, n]}; {@link #transpose} puts a transposed one there.
  * A is read through two offset tables, element (i, p) at {@code a[rows[i] + cols[p]]}: a strided matrix is
  * one such view, a convolution's im2col matrix of its input another (one load of the table per step of k,
  * which measured no slower than the strides).
@@ -93,7 +93,7 @@ final class Gemm {
 
     /**
      * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four, two and one
-     * vectors, then single columns; rows left over two at a time, then one, by four vectors and by one.
+     * vectors, then a part of one under a mask; rows left over two at a time, then one, likewise.
      */
     private static void blocks(int rowFrom, int rowTo, int j0, int j1, int k, float alpha,
                                float[] a, int[] rows, int[] cols, float[] b, int bOff, int ldb,
@@ -111,8 +111,9 @@ final class Gemm {
             for (; j + L <= j1; j += L) {
                 fourRowsOneVector(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
             }
-            for (int r = 0; r < 4; r++) {
-                scalarColumns(k, alpha, a, rows[i + r], cols, b, bOff, ldb, c, c0 + r * ldc, j, j1, store);
+            if (j < j1) {
+                fourRowsPartVector(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store,
+                        S.indexInRange(j, j1));
             }
         }
         if (i + 2 <= rowTo) {
@@ -123,12 +124,12 @@ final class Gemm {
                 twoRowsFourVectors(k, alpha, a, a0, a1, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
             }
             for (; j < j1; j += L) {
-                int end = Math.min(j1, j + L);
                 for (int r = 0; r < 2; r++) {
-                    if (end - j == L) {
+                    if (j + L <= j1) {
                         oneRowOneVector(k, alpha, a, rows[i + r], cols, b, bOff + j, ldb, c, c0 + r * ldc + j, store);
                     } else {
-                        scalarColumns(k, alpha, a, rows[i + r], cols, b, bOff, ldb, c, c0 + r * ldc, j, end, store);
+                        oneRowPartVector(k, alpha, a, rows[i + r], cols, b, bOff + j, ldb, c, c0 + r * ldc + j, store,
+                                S.indexInRange(j, j1));
                     }
                 }
             }
@@ -143,7 +144,9 @@ final class Gemm {
             for (; j + L <= j1; j += L) {
                 oneRowOneVector(k, alpha, a, a0, cols, b, bOff + j, ldb, c, c0 + j, store);
             }
-            scalarColumns(k, alpha, a, a0, cols, b, bOff, ldb, c, c0, j, j1, store);
+            if (j < j1) {
+                oneRowPartVector(k, alpha, a, a0, cols, b, bOff + j, ldb, c, c0 + j, store, S.indexInRange(j, j1));
+            }
         }
     }
 
@@ -323,16 +326,37 @@ final class Gemm {
         accumulate(c, c0, alpha, acc, store);
     }
 
-    /** C[1 row, columns from..to) += alpha · A[1 row at a0, :] · B[:, from..to), one column at a time. */
-    private static void scalarColumns(int k, float alpha, float[] a, int a0, int[] cols, float[] b, int bOff,
-                                      int ldb, float[] c, int c0, int from, int to, boolean store) {
-        for (int j = from; j < to; j++) {
-            float sum = 0f;
-            for (int p = 0; p < k; p++) {
-                sum = Math.fma(a[a0 + cols[p]], b[bOff + p * ldb + j], sum);
-            }
-            c[c0 + j] = (store ? 0f : c[c0 + j]) + alpha * sum;
+    /**
+     * C[4 rows, the columns of {@code part} at c0] += alpha · A[4 rows] · B[:, those columns]: the columns left
+     * after the whole vectors (a dense layer's 10 classes are all such), under a mask, so they still run four
+     * independent vector sums instead of one scalar chain per column.
+     */
+    private static void fourRowsPartVector(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
+            float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store, VectorMask<Float> part) {
+        FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S);
+        FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            FloatVector v = FloatVector.fromArray(S, b, b0 + p * ldb, part);
+            int ap = cols[p];
+            c0v = v.fma(FloatVector.broadcast(S, a[a0 + ap]), c0v);
+            c1v = v.fma(FloatVector.broadcast(S, a[a1 + ap]), c1v);
+            c2v = v.fma(FloatVector.broadcast(S, a[a2 + ap]), c2v);
+            c3v = v.fma(FloatVector.broadcast(S, a[a3 + ap]), c3v);
         }
+        accumulate(c, c0, alpha, c0v, store, part);
+        accumulate(c, c0 + ldc, alpha, c1v, store, part);
+        accumulate(c, c0 + 2 * ldc, alpha, c2v, store, part);
+        accumulate(c, c0 + 3 * ldc, alpha, c3v, store, part);
+    }
+
+    /** C[1 row, the columns of {@code part} at c0] += alpha · A[1 row] · B[:, those columns]. */
+    private static void oneRowPartVector(int k, float alpha, float[] a, int a0, int[] cols, float[] b, int b0,
+                                         int ldb, float[] c, int c0, boolean store, VectorMask<Float> part) {
+        FloatVector acc = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            acc = FloatVector.fromArray(S, b, b0 + p * ldb, part).fma(FloatVector.broadcast(S, a[a0 + cols[p]]), acc);
+        }
+        accumulate(c, c0, alpha, acc, store, part);
     }
 
     /**
@@ -341,22 +365,66 @@ final class Gemm {
      */
     static void multiplyTransposedB(int m, int n, int k, float[] a, int aOff, float[] b, int bOff,
                                     float[] c, int cOff) {
-        int vectorEnd = k / L * L;
-        for (int i = 0; i < m; i++) {
-            int ai = aOff + i * k;
-            for (int j = 0; j < n; j++) {
-                int bj = bOff + j * k;
-                FloatVector acc = FloatVector.zero(S);
-                for (int p = 0; p < vectorEnd; p += L) {
-                    acc = FloatVector.fromArray(S, a, ai + p).fma(FloatVector.fromArray(S, b, bj + p), acc);
-                }
-                float sum = acc.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
-                for (int p = vectorEnd; p < k; p++) {
-                    sum = Math.fma(a[ai + p], b[bj + p], sum);
-                }
-                c[cOff + i * n + j] += sum;
+        int i = 0;
+        for (; i + 2 <= m; i += 2) {
+            int j = 0;
+            for (; j + 2 <= n; j += 2) {
+                fourDots(k, a, aOff + i * k, b, bOff + j * k, c, cOff + i * n + j, n);
+            }
+            for (; j < n; j++) {
+                c[cOff + i * n + j] += dot(k, a, aOff + i * k, b, bOff + j * k);
+                c[cOff + (i + 1) * n + j] += dot(k, a, aOff + (i + 1) * k, b, bOff + j * k);
             }
         }
+        for (; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                c[cOff + i * n + j] += dot(k, a, aOff + i * k, b, bOff + j * k);
+            }
+        }
+    }
+
+    /**
+     * C[2 rows, 2 columns at c0] += the four dot products of A's rows at a0, a0 + k with B's rows at b0, b0 + k:
+     * four independent sums, so the fused multiply-adds do not wait on each other as one dot product's do.
+     */
+    private static void fourDots(int k, float[] a, int a0, float[] b, int b0, float[] c, int c0, int ldc) {
+        FloatVector s00 = FloatVector.zero(S), s01 = FloatVector.zero(S);
+        FloatVector s10 = FloatVector.zero(S), s11 = FloatVector.zero(S);
+        int a1 = a0 + k, b1 = b0 + k, p = 0;
+        for (; p + L <= k; p += L) {
+            FloatVector x0 = FloatVector.fromArray(S, a, a0 + p), x1 = FloatVector.fromArray(S, a, a1 + p);
+            FloatVector y0 = FloatVector.fromArray(S, b, b0 + p), y1 = FloatVector.fromArray(S, b, b1 + p);
+            s00 = x0.fma(y0, s00);
+            s01 = x0.fma(y1, s01);
+            s10 = x1.fma(y0, s10);
+            s11 = x1.fma(y1, s11);
+        }
+        float r00 = s00.reduceLanes(VectorOperators.ADD), r01 = s01.reduceLanes(VectorOperators.ADD);
+        float r10 = s10.reduceLanes(VectorOperators.ADD), r11 = s11.reduceLanes(VectorOperators.ADD);
+        for (; p < k; p++) {
+            r00 = Math.fma(a[a0 + p], b[b0 + p], r00);
+            r01 = Math.fma(a[a0 + p], b[b1 + p], r01);
+            r10 = Math.fma(a[a1 + p], b[b0 + p], r10);
+            r11 = Math.fma(a[a1 + p], b[b1 + p], r11);
+        }
+        c[c0] += r00;
+        c[c0 + 1] += r01;
+        c[c0 + ldc] += r10;
+        c[c0 + ldc + 1] += r11;
+    }
+
+    /** The dot product of {@code a[a0, a0 + k)} and {@code b[b0, b0 + k)}. */
+    private static float dot(int k, float[] a, int a0, float[] b, int b0) {
+        FloatVector acc = FloatVector.zero(S);
+        int p = 0;
+        for (; p + L <= k; p += L) {
+            acc = FloatVector.fromArray(S, a, a0 + p).fma(FloatVector.fromArray(S, b, b0 + p), acc);
+        }
+        float sum = acc.reduceLanes(VectorOperators.ADD);
+        for (; p < k; p++) {
+            sum = Math.fma(a[a0 + p], b[b0 + p], sum);
+        }
+        return sum;
     }
 
     /**
@@ -369,7 +437,7 @@ final class Gemm {
         for (int i = 0; i < vectorEnd; i += L) {
             acc = acc.add(FloatVector.fromArray(S, a, from + i));
         }
-        float sum = acc.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+        float sum = acc.reduceLanes(VectorOperators.ADD);
         for (int i = vectorEnd; i < n; i++) {
             sum += a[from + i];
         }
@@ -454,6 +522,16 @@ final class Gemm {
             FloatVector.fromArray(S, c, at).add(v).intoArray(c, at);
         } else {
             FloatVector.fromArray(S, c, at).add(v.mul(alpha)).intoArray(c, at);
+        }
+    }
+
+    /** {@link #accumulate} for the lanes of {@code part} only. */
+    private static void accumulate(float[] c, int at, float alpha, FloatVector v, boolean store,
+                                   VectorMask<Float> part) {
+        if (store) {
+            v.mul(alpha).intoArray(c, at, part);
+        } else {
+            FloatVector.fromArray(S, c, at, part).add(v.mul(alpha)).intoArray(c, at, part);
         }
     }
 
