@@ -281,11 +281,7 @@ final class CpuKernels implements Kernels {
     @Override
     public void reluForward(Buffer x, Buffer y, int n) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
-        Parallel.forRange(n, n, (chunk, from, to) -> {
-            for (int i = from; i < to; i++) {
-                yb.data[yb.offset + i] = Math.max(xb.data[xb.offset + i], 0f);
-            }
-        });
+        Parallel.forRange(n, n, (chunk, from, to) -> Gemm.relu(xb.data, xb.offset, yb.data, yb.offset, from, to));
     }
 
     @Override

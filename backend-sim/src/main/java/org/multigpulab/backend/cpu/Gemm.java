@@ -444,6 +444,23 @@ final class Gemm {
         return sum;
     }
 
+    /**
+     * {@code y[i] = max(x[i], 0)} for i in {@code [from, to)}, NaN kept as {@code Math.max} keeps it: the lanes
+     * at or below zero replaced by zero in a vector. The loop over {@code Math.max} measured twice as slow as
+     * ReLU's backward pass, which moves half as much memory again.
+     */
+    static void relu(float[] x, int xOff, float[] y, int yOff, int from, int to) {
+        int i = from;
+        FloatVector zero = FloatVector.zero(S);
+        for (; i + L <= to; i += L) {
+            FloatVector v = FloatVector.fromArray(S, x, xOff + i);
+            v.blend(zero, v.compare(VectorOperators.LE, 0f)).intoArray(y, yOff + i);
+        }
+        for (; i < to; i++) {
+            y[yOff + i] = Math.max(x[xOff + i], 0f);
+        }
+    }
+
     /** {@code out[i] = x[i] > 0 ? dy[i] : 0} for i in {@code [from, to)}, with vector masks, no branches. */
     static void passWherePositive(float[] x, int xOff, float[] dy, int dyOff, float[] out, int outOff, int from, int to) {
         int i = from;

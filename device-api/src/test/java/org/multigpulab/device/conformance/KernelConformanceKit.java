@@ -246,6 +246,31 @@ public abstract class KernelConformanceKit {
         assertClose("relu_backward", Reference.reluBackward(wide(x), wide(dy)), down(dx, n));
     }
 
+    /**
+     * ReLU keeps a NaN, as {@code torch.relu} does, so that a diverging run shows in its loss; zero and minus zero
+     * stay zero. Every lane position of a vector, and the scalar tail after it, gets each kind of value.
+     */
+    @org.junit.jupiter.api.Test
+    void reluKeepsNaNAndZeroesSignedZeros() {
+        int n = 67;
+        float[] x = new float[n];
+        float[] kinds = {Float.NaN, -0f, 0f, -1.5f, 2.5f};
+        for (int i = 0; i < n; i++) {
+            x[i] = kinds[i % kinds.length];
+        }
+        Buffer y = device.allocate(n);
+        k.reluForward(up(x), y, n);
+        float[] got = down(y, n);
+        for (int i = 0; i < n; i++) {
+            String what = "relu_forward of " + x[i] + " at " + i + " on " + device.id();
+            if (Float.isNaN(x[i])) {
+                assertTrue(Float.isNaN(got[i]), what + " gave " + got[i]);
+            } else {
+                assertEquals(Math.max(x[i], 0f), got[i], 0f, what);
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("gemmCases")
     void gemmMatchesReference(boolean ta, boolean tb, int m, int n, int kk, float alpha, float beta) {

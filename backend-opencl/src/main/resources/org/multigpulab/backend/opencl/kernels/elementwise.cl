@@ -2,7 +2,8 @@
 
 __kernel void relu_forward(__global const float* x, int xo, __global float* y, int yo) {
     int id = get_global_id(0);
-    y[yo + id] = fmax(x[xo + id], 0.0f);
+    float v = x[xo + id];
+    y[yo + id] = v <= 0.0f ? 0.0f : v;   // not fmax, which drops a NaN: torch.relu keeps it
 }
 
 __kernel void relu_backward(__global const float* x, int xo, __global const float* dy, int dyo,
