@@ -1,10 +1,12 @@
 package org.multigpulab.device;
 
+import java.util.List;
+
 /**
  * What a device has done since it was opened: kernels launched, their floating-point operations and the bytes
  * they read and wrote, host-observed time inside kernel calls, bytes moved from and to the host, received from
- * and sent to peer devices (sent is counted where the backend sees both ends, as {@code sim} does), and memory
- * in use now and at its peak. An immutable snapshot.
+ * and sent to peer devices (sent is counted where the backend sees both ends, as {@code sim} does), memory
+ * in use now and at its peak, and the time per kernel and size, longest first. An immutable snapshot.
  */
 public record DeviceStats(
         long kernelLaunches,
@@ -16,7 +18,8 @@ public record DeviceStats(
         long bytesFromPeers,
         long bytesToPeers,
         long allocatedBytes,
-        long peakAllocatedBytes) {
+        long peakAllocatedBytes,
+        List<KernelTime> kernelTimes) {
 
     /** The bytes that crossed a link: uploads, downloads and peer copies. */
     public long bytesMoved() {

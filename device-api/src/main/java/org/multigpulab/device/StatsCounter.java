@@ -1,5 +1,10 @@
 package org.multigpulab.device;
 
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
 /**
  * The running tally behind a device's {@link DeviceStats}: backends add to it as they work and hand out
  * {@link #snapshot()}s. Also a {@link KernelObserver}, so it plugs straight into {@link InstrumentedKernels}.
@@ -18,12 +23,21 @@ public final class StatsCounter implements KernelObserver {
     private long allocatedBytes;
     private long peakAllocatedBytes;
 
+    /** Per kernel and size: launches and nanoseconds. */
+    private final Map<KernelSize, long[]> byKernel = new HashMap<>();
+
+    private record KernelSize(String kernel, long flops) {
+    }
+
     @Override
     public void onKernel(KernelCost cost, long nanos) {
         kernelLaunches++;
         flops += cost.flops();
         kernelBytes += cost.bytes();
         kernelNanos += nanos;
+        long[] tally = byKernel.computeIfAbsent(new KernelSize(cost.kernel(), cost.flops()), k -> new long[2]);
+        tally[0]++;
+        tally[1] += nanos;
     }
 
     public void uploaded(long bytes) {
@@ -63,7 +77,12 @@ public final class StatsCounter implements KernelObserver {
     }
 
     public DeviceStats snapshot() {
+        List<KernelTime> kernels = byKernel.entrySet().stream()
+                .map(e -> new KernelTime(e.getKey().kernel(), e.getKey().flops(), e.getValue()[0], e.getValue()[1]))
+                .sorted(Comparator.comparingLong(KernelTime::nanos).reversed())
+                .toList();
         return new DeviceStats(kernelLaunches, flops, kernelBytes, kernelNanos,
-                bytesUploaded, bytesDownloaded, bytesFromPeers, bytesToPeers, allocatedBytes, peakAllocatedBytes);
+                bytesUploaded, bytesDownloaded, bytesFromPeers, bytesToPeers, allocatedBytes, peakAllocatedBytes,
+                kernels);
     }
 }

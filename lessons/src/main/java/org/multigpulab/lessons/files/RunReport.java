@@ -18,7 +18,7 @@ import org.multigpulab.device.DeviceStats;
 public record RunReport(String schema, Config config, List<String> devices, List<Epoch> epochs, Final finalResult,
                         List<DeviceSummary> deviceStats, Sim sim, Dist dist) {
 
-    public static final String SCHEMA = "multigpu-lab/run-report/4";
+    public static final String SCHEMA = "multigpu-lab/run-report/5";
 
     /** The options the run was started with. */
     public record Config(String backend, String physical, int gpus, String allreduce, Double bucketMb, int epochs,
@@ -64,7 +64,12 @@ public record RunReport(String schema, Config config, List<String> devices, List
 
     /** What each device did over the whole run, from its {@link DeviceStats}. */
     public record DeviceSummary(String device, long kernelLaunches, long flops, long bytesUploaded,
-                                long bytesDownloaded, long bytesFromPeers, long bytesToPeers, long peakBytes) {
+                                long bytesDownloaded, long bytesFromPeers, long bytesToPeers, long peakBytes,
+                                List<KernelSummary> kernels) {
+    }
+
+    /** Where a device's time went: one kernel at one size (FLOPs per launch), its launches and seconds. */
+    public record KernelSummary(String kernel, long flopsPerLaunch, long launches, double sec) {
     }
 
     private static final Gson GSON = new GsonBuilder()
@@ -80,7 +85,9 @@ public record RunReport(String schema, Config config, List<String> devices, List
         List<DeviceSummary> stats = devices.stream().map(d -> {
             DeviceStats s = d.stats();
             return new DeviceSummary(d.id().toString(), s.kernelLaunches(), s.flops(), s.bytesUploaded(),
-                    s.bytesDownloaded(), s.bytesFromPeers(), s.bytesToPeers(), s.peakAllocatedBytes());
+                    s.bytesDownloaded(), s.bytesFromPeers(), s.bytesToPeers(), s.peakAllocatedBytes(),
+                    s.kernelTimes().stream().map(k -> new KernelSummary(k.kernel(), k.flopsPerLaunch(), k.launches(),
+                            k.nanos() / 1e9)).toList());
         }).toList();
         Sim sim = devices.getFirst().timeline().map(t -> new Sim(t.profile(), t.topology(), t.description(),
                 config.allreduce(), config.bucketMb(), result.simulatedSecPerEpoch(),
