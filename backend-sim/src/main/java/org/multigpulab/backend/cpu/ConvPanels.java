@@ -115,8 +115,9 @@ final class ConvPanels {
      *
      * <p>Where a run and the window's width fit in one vector (conv2: 9 + 4 ≤ 16), the {@code kw} taps of a
      * filter row land on one stretch of dx: it is loaded once, gets each tap's run shifted q lanes along, and
-     * is stored once (2.7 times faster than adding the runs one by one, measured on conv2's panels). Otherwise every tap's run is added on its own, taps
-     * outermost, so that two additions in a row never overlap (each load would wait for the store before it).
+     * is stored once (2.7 times faster than adding the runs one by one, measured on conv2's panels).
+     * Otherwise every tap's run is added on its own, taps outermost, so that two additions in a row never
+     * overlap (each load would wait for the store before it).
      */
     void addInputGradient(float[] panel, int panelWidth, int from, int to, float[] dx, int dxOff) {
         Runs r = runs(from, to, true);
@@ -189,7 +190,10 @@ final class ConvPanels {
         }
     }
 
-    /** {@code into[t] = xOff + } where tap t reads relative to its window's corner: the rows of im2col(x). */
+    /**
+     * {@code into[t]} = {@code xOff} plus where tap t reads, relative to its window's corner: the row offsets of
+     * im2col(x) as a view of x.
+     */
     int[] tapOffsets(int[] into, int xOff) {
         for (int t = 0; t < tapOffsets.length; t++) {
             into[t] = xOff + tapOffsets[t];
@@ -197,7 +201,10 @@ final class ConvPanels {
         return into;
     }
 
-    /** {@code into[j − from]} = where the window of column j starts in the input: the columns of im2col(x). */
+    /**
+     * {@code into[j − from]} = where the window of column j starts in the input: the column offsets of
+     * im2col(x) as a view of x.
+     */
     int[] windowCorners(int[] into, int from, int to) {
         Runs r = runs(from, to, true);
         for (int i = 0; i < r.count; i++) {

@@ -21,8 +21,8 @@ final class CpuKernels implements Kernels {
     private final Scratch<float[]> outputPanel = Scratch.floats();
     private final Scratch<float[]> productPanel = Scratch.floats();
     private final Scratch<float[]> transposedB = Scratch.floats();
-    private final Scratch<int[]> taps = Scratch.ints();
-    private final Scratch<int[]> pixels = Scratch.ints();
+    private final Scratch<int[]> tapRows = Scratch.ints();
+    private final Scratch<int[]> pixelColumns = Scratch.ints();
     /** Each convolution shape's panel geometry, made once: kernels run on the device's one thread. */
     private final Map<ConvShape, ConvPanels> panels = new HashMap<>();
     /** Per-core partial sums of a gradient (filter, bias), kept between calls so that no step allocates them. */
@@ -128,8 +128,8 @@ final class CpuKernels implements Kernels {
                 float[] gradients = outputPanel.get((to - from) * coPadded);
                 float[] product = productPanel.get(partial);
                 cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, coPadded);
-                Gemm.multiplyPanel(taps, coPadded, to - from, xb.data, cp.tapOffsets(this.taps.get(taps), xb.offset),
-                        cp.windowCorners(pixels.get(to - from), from, to), gradients, coPadded, product, 0,
+                Gemm.multiplyPanel(taps, coPadded, to - from, xb.data, cp.tapOffsets(tapRows.get(taps), xb.offset),
+                        cp.windowCorners(pixelColumns.get(to - from), from, to), gradients, coPadded, product, 0,
                         coPadded, true);
                 Gemm.addRow(product, 0, sums, chunk * partial, partial);
             }
