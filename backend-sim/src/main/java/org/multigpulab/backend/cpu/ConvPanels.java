@@ -102,9 +102,9 @@ final class ConvPanels {
         Runs r = runs(from, to, true);
         for (int i = 0; i < r.count; i++) {
             int corner = xOff + r.offset[i], column = r.column[i], length = r.length[i];
-            VectorMask<Float> tail = Gemm.tailMask(length);
+            VectorMask<Float> tail = Vectors.tailMask(length);
             for (int t = 0; t < tapOffsets.length; t++) {
-                Gemm.copyRow(x, corner + tapOffsets[t], panel, t * panelWidth + column, length, tail);
+                Vectors.copyRow(x, corner + tapOffsets[t], panel, t * panelWidth + column, length, tail);
             }
         }
         zeroPadding(panel, tapOffsets.length, to - from, panelWidth);
@@ -143,7 +143,7 @@ final class ConvPanels {
             int target = dxOff + tapOffsets[t], row = t * panelWidth;
             for (int i = 0; i < r.count; i++) {
                 if (r.length[i] + kernelWidth - 1 > species.length()) {
-                    Gemm.addRow(panel, row + r.column[i], dx, target + r.offset[i], r.length[i]);
+                    Vectors.addRow(panel, row + r.column[i], dx, target + r.offset[i], r.length[i]);
                 }
             }
         }

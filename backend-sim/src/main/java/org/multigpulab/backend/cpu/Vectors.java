@@ -1,0 +1,110 @@
+package org.multigpulab.backend.cpu;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The element-wise vector loops the {@code cpu} kernels share: sums, ReLU both ways, and the short-row copies
+ * and additions of im2col and col2im. Single-threaded, on array windows; callers split the work over cores.
+ */
+final class Vectors {
+
+    private static final VectorSpecies<Float> S = Gemm.species();
+    private static final int L = S.length();
+
+    private Vectors() {
+    }
+
+    /**
+     * The sum of {@code a[from, from + n)}, a vector of partial sums at a time: a scalar loop would wait on
+     * each addition's latency.
+     */
+    static float sum(float[] a, int from, int n) {
+        int vectorEnd = n / L * L;
+        FloatVector acc = FloatVector.zero(S);
+        for (int i = 0; i < vectorEnd; i += L) {
+            acc = acc.add(FloatVector.fromArray(S, a, from + i));
+        }
+        float sum = acc.reduceLanes(VectorOperators.ADD);
+        for (int i = vectorEnd; i < n; i++) {
+            sum += a[from + i];
+        }
+        return sum;
+    }
+
+    /**
+     * {@code y[i] = max(x[i], 0)} for i in {@code [from, to)}, NaN kept as {@code Math.max} keeps it: the lanes
+     * at or below zero replaced by zero in a vector. The loop over {@code Math.max} measured twice as slow as
+     * ReLU's backward pass, which moves half as much memory again.
+     */
+    static void relu(float[] x, int xOff, float[] y, int yOff, int from, int to) {
+        int i = from;
+        FloatVector zero = FloatVector.zero(S);
+        for (; i + L <= to; i += L) {
+            FloatVector v = FloatVector.fromArray(S, x, xOff + i);
+            v.blend(zero, v.compare(VectorOperators.LE, 0f)).intoArray(y, yOff + i);
+        }
+        for (; i < to; i++) {
+            y[yOff + i] = Math.max(x[xOff + i], 0f);
+        }
+    }
+
+    /** {@code out[i] = x[i] > 0 ? dy[i] : 0} for i in {@code [from, to)}, with vector masks, no branches. */
+    static void passWherePositive(float[] x, int xOff, float[] dy, int dyOff, float[] out, int outOff, int from, int to) {
+        int i = from;
+        FloatVector zero = FloatVector.zero(S);
+        for (; i + L <= to; i += L) {
+            VectorMask<Float> positive = FloatVector.fromArray(S, x, xOff + i).compare(VectorOperators.GT, 0f);
+            zero.blend(FloatVector.fromArray(S, dy, dyOff + i), positive).intoArray(out, outOff + i);
+        }
+        for (; i < to; i++) {
+            out[outOff + i] = x[xOff + i] > 0f ? dy[dyOff + i] : 0f;
+        }
+    }
+
+    /**
+     * The mask of the last, partial vector of a row of {@code n} floats. Made once for the many rows of one
+     * length that im2col moves: made per row, it measured slower than the copy itself.
+     */
+    static VectorMask<Float> tailMask(int n) {
+        return S.indexInRange(n / L * L, n);
+    }
+
+    /**
+     * {@code dst[d, d + n) = src[s, s + n)} for the short rows im2col moves (conv2's 9 pixels, conv1's 26):
+     * whole vectors, then the rest under {@code tail} ({@link #tailMask}); {@code System.arraycopy} costs more
+     * than 9 floats.
+     */
+    static void copyRow(float[] src, int s, float[] dst, int d, int n, VectorMask<Float> tail) {
+        int i = 0;
+        for (; i + L <= n; i += L) {
+            FloatVector.fromArray(S, src, s + i).intoArray(dst, d + i);
+        }
+        if (i < n) {
+            FloatVector.fromArray(S, src, s + i, tail).intoArray(dst, d + i, tail);
+        }
+    }
+
+    /** Half-width vectors, for the tails of short rows. */
+    private static final VectorSpecies<Float> HALF = FloatVector.SPECIES_256;
+
+    /**
+     * {@code dst[d, d + n) += src[s, s + n)}: whole vectors, half vectors, then single floats. Not masked like
+     * {@link #copyRow}: for col2im's short rows a masked load right after a masked store measured 40 % slower.
+     */
+    static void addRow(float[] src, int s, float[] dst, int d, int n) {
+        int i = 0;
+        for (; i + L <= n; i += L) {
+            FloatVector.fromArray(S, dst, d + i).add(FloatVector.fromArray(S, src, s + i)).intoArray(dst, d + i);
+        }
+        for (; i + HALF.length() <= n; i += HALF.length()) {
+            FloatVector.fromArray(HALF, dst, d + i).add(FloatVector.fromArray(HALF, src, s + i)).intoArray(dst, d + i);
+        }
+        for (; i < n; i++) {
+            dst[d + i] += src[s + i];
+        }
+    }
+
+}
