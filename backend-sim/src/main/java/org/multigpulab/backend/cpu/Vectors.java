@@ -3,6 +3,7 @@ package org.multigpulab.backend.cpu;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -87,8 +88,9 @@ final class Vectors {
         }
     }
 
-    /** Half-width vectors, for the tails of short rows. */
-    private static final VectorSpecies<Float> HALF = FloatVector.SPECIES_256;
+    /** Half-width vectors, for the tails of short rows (256 bits where the preferred vectors have 512). */
+    private static final VectorSpecies<Float> HALF = S.vectorBitSize() < 256 ? S
+            : VectorSpecies.of(float.class, VectorShape.forBitSize(S.vectorBitSize() / 2));
 
     /**
      * {@code dst[d, d + n) += src[s, s + n)}: whole vectors, half vectors, then single floats. Not masked like
