@@ -71,7 +71,7 @@ final class CpuKernels implements Kernels {
             float[] product = productPanel.get(co * width);
             cp.packInput(xb.data, xb.offset, from, to, columns, width);
             // y [Co, pixels] = w [Co, C·Kh·Kw] · im2col(x) [C·Kh·Kw, pixels]
-            Gemm.multiplyPanel(co, width, taps, wb.data, wb.offset, taps, columns, width, product, 0, width, true);
+            Gemm.multiplyPanel(co, width, taps, wb.data, wb.offset, taps, columns, width, product, 0, width);
             cp.storeOutput(product, width, co, from, to, yb.data, yb.offset);
         });
     }
@@ -90,7 +90,7 @@ final class CpuKernels implements Kernels {
             float[] columns = productPanel.get(taps * width);
             cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, width);
             // dcol [C·Kh·Kw, pixels] = wᵀ · dy [Co, pixels]
-            Gemm.multiplyPanel(taps, width, co, wT, 0, co, gradients, width, columns, 0, width, true);
+            Gemm.multiplyPanel(taps, width, co, wT, 0, co, gradients, width, columns, 0, width);
             // An image's gradient is cleared when its first pixel comes up: earlier panels never touch it
             for (int image = (from + cp.pixels() - 1) / cp.pixels(); image * cp.pixels() < to; image++) {
                 int at = dxb.offset + image * inSample;
@@ -130,7 +130,7 @@ final class CpuKernels implements Kernels {
                 cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, coPadded);
                 Gemm.multiplyPanel(taps, coPadded, to - from, xb.data, cp.tapOffsets(tapRows.get(taps), xb.offset),
                         cp.windowCorners(pixelColumns.get(to - from), from, to), gradients, coPadded, product, 0,
-                        coPadded, true);
+                        coPadded);
                 Vectors.addRow(product, 0, sums, chunk * partial, partial);
             }
         });

@@ -71,14 +71,15 @@ final class Gemm {
     }
 
     /**
-     * C[m, n] = A[m, k] · B[k, n], or {@code +=} unless {@code store}, where B is a packed panel (row p at
+     * C[m, n] = A[m, k] · B[k, n], C written without being read, where B is a packed panel (row p at
      * {@code b[p·ldb]}) that its caller just wrote, so it is in cache. A's rows are {@code lda} apart, C's
-     * {@code ldc}; with {@code store} C is written without being read.
+     * {@code ldc}. Only a store, never {@code +=}: a multiply that adds into C, run in the same JVM as these,
+     * made the JIT's code for all of them slower (see the filter gradient in {@code CpuKernels}).
      */
     static void multiplyPanel(int m, int n, int k, float[] a, int aOff, int lda, float[] b, int ldb,
-                              float[] c, int cOff, int ldc, boolean store) {
+                              float[] c, int cOff, int ldc) {
         multiplyPanel(m, n, k, a, strided(ROWS.get(m), m, aOff, lda), strided(COLUMNS.get(k), k, 0, 1), b, ldb,
-                c, cOff, ldc, store);
+                c, cOff, ldc);
     }
 
     /**
@@ -87,8 +88,8 @@ final class Gemm {
      * directly instead of a packed copy (a tap per row, a pixel per column).
      */
     static void multiplyPanel(int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb,
-                              float[] c, int cOff, int ldc, boolean store) {
-        blocks(0, m, 0, n, k, 1f, a, rows, cols, b, 0, ldb, c, cOff, ldc, store);
+                              float[] c, int cOff, int ldc) {
+        blocks(0, m, 0, n, k, 1f, a, rows, cols, b, 0, ldb, c, cOff, ldc, true);
     }
 
     /**

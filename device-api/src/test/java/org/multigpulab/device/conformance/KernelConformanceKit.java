@@ -265,7 +265,7 @@ public abstract class KernelConformanceKit {
      * ReLU keeps a NaN, as {@code torch.relu} does, so that a diverging run shows in its loss; zero and minus zero
      * stay zero. Every lane position of a vector, and the scalar tail after it, gets each kind of value.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void reluKeepsNaNAndZeroesSignedZeros() {
         int n = 67;
         float[] x = new float[n];
