@@ -8,6 +8,7 @@ import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.testing.Prerequisite;
 
 /** Small data sets and devices for core's tests. */
 public final class Synthetic {
@@ -37,13 +38,14 @@ public final class Synthetic {
     }
 
     /**
-     * The folder holding the real Fashion-MNIST, found as the lab finds it; the tests that need it fail with
-     * this message where it is missing (CI installs the Debian package).
+     * The folder holding the real Fashion-MNIST, found as the lab finds it; where it is missing the test is
+     * skipped, or fails in CI (see {@link Prerequisite}).
      */
     public static java.nio.file.Path realDataDir() {
-        return DataLocator.of(java.util.Optional.empty()).locate().orElseThrow(() -> new AssertionError(
-                "this test needs Fashion-MNIST: apt-get install dataset-fashion-mnist, or set "
-                        + DataLocator.ENV_VAR));
+        java.util.Optional<java.nio.file.Path> dir = DataLocator.of(java.util.Optional.empty()).locate();
+        Prerequisite.require("fashion-mnist", dir.isPresent(), "no folder of " + DataLocator.ENV_VAR
+                + ", the cache or " + DataLocator.DEBIAN_DIR + " holds it");
+        return dir.orElseThrow();
     }
 
     public static List<Device> sim(int gpus) {

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.multigpulab.core.model.HostTensor;
@@ -21,6 +20,7 @@ import org.multigpulab.core.model.ParameterDistance;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
 import org.multigpulab.lessons.lesson.MultiProcessLesson;
+import org.multigpulab.device.testing.Prerequisite;
 
 /**
  * {@code ./lab train --dist mpi} under {@code mpirun} on this machine: the same parameters as one process with
@@ -31,15 +31,13 @@ class MpiTrainTest {
     @TempDir
     Path dir;
 
-    private static final String MPIRUN = "/usr/bin/mpirun";
+    @org.junit.jupiter.api.BeforeEach
+    void needsTheRealData() {
+        RealData.require();
+    }
 
     private static void requireMpirun() {
-        boolean present = Files.isExecutable(Path.of(MPIRUN));
-        if (System.getenv("CI") != null) {
-            assertTrue(present, "CI must run the MPI tests: install openmpi-bin");
-        } else {
-            Assumptions.assumeTrue(present, "mpirun is not installed");
-        }
+        Prerequisite.mpirun();
     }
 
     /** {@code mpirun -np ranks java … Lab train --dist mpi args}, with this test's class path. */

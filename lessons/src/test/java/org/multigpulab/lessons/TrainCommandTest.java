@@ -22,6 +22,11 @@ class TrainCommandTest {
     @TempDir
     Path dir;
 
+    @org.junit.jupiter.api.BeforeEach
+    void needsTheRealData() {
+        RealData.require();
+    }
+
     private static final String[] SLICE = {"--no-shuffle", "--train-samples", "2560", "--test-samples", "500",
             "--epochs", "1", "--quiet"};
 
@@ -59,11 +64,7 @@ class TrainCommandTest {
     @Test
     void openClAndSimSaveTheSameParameters() {
         var opencl = org.multigpulab.device.Backends.find("opencl").availability();
-        if (System.getenv("CI") != null) {
-            assertTrue(opencl.available(), "CI must run the OpenCL tests: " + opencl.reason());
-        } else {
-            org.junit.jupiter.api.Assumptions.assumeTrue(opencl.available(), opencl.reason());
-        }
+        org.multigpulab.device.testing.Prerequisite.require("opencl", opencl.available(), opencl.reason());
         SafeTensors.write(dir.resolve("init.safetensors"), LeNet.initParams(9));
         List<HostTensor> gpu = trainAndSave("opencl.safetensors", "--backend", "opencl", "--gpus", "1");
         List<HostTensor> sim = trainAndSave("sim.safetensors", "--backend", "sim", "--gpus", "2");

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,19 +14,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.junit.jupiter.api.Test;
+import org.multigpulab.device.testing.Prerequisite;
 
 /** The binding for real: {@link MpiSmoke} under {@code mpirun} on this machine, with 2 and 3 ranks. */
 class OpenMpiTest {
 
     /** {@code mpirun}, or the test is skipped (and fails in CI, which installs Open MPI). */
     static String mpirun() {
-        boolean present = Files.isExecutable(Path.of("/usr/bin/mpirun"));
-        if (System.getenv("CI") != null) {
-            assertTrue(present, "CI must run the MPI tests: install openmpi-bin");
-        } else {
-            Assumptions.assumeTrue(present, "mpirun is not installed");
-        }
-        return "/usr/bin/mpirun";
+        return Prerequisite.mpirun();
     }
 
     /** The command line that starts {@code mainClass} with this test's class path under {@code mpirun -np ranks}. */

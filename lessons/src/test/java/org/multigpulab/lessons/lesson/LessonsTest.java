@@ -29,6 +29,7 @@ class LessonsTest {
     private final ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
     private LessonContext ctx(Integer gpus) {
+        org.multigpulab.lessons.RealData.require();
         return new LessonContext(new PrintStream(printed, true, StandardCharsets.UTF_8), new DeviceSetup("sim", null),
                 gpus, null, 6400, 1000, 2, 32, plots, true);
     }
@@ -199,11 +200,8 @@ class LessonsTest {
     /** multi-process: mpirun with 1, 2 and 4 ranks on 2,048 images; skipped where Open MPI is not installed. */
     @Test
     void multiProcessTrainsTheSameModelAndTimesTheCrossing() throws Exception {
-        boolean mpirun = java.nio.file.Files.isExecutable(Path.of("/usr/bin/mpirun"));
-        if (System.getenv("CI") != null) {
-            assertTrue(mpirun, "CI must run the MPI lesson: install openmpi-bin");
-        }
-        org.junit.jupiter.api.Assumptions.assumeTrue(mpirun, "mpirun is not installed");
+        org.multigpulab.device.testing.Prerequisite.mpirun();
+        org.multigpulab.lessons.RealData.require();
         LessonContext ctx = new LessonContext(new PrintStream(printed, true, StandardCharsets.UTF_8),
                 new DeviceSetup("sim", null), null, null, 2048, 256, 1, 256, plots, true);
         List<MultiProcessLesson.Row> rows = new MultiProcessLesson().rows(ctx);
