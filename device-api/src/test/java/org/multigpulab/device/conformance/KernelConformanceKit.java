@@ -6,14 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.multigpulab.device.conformance.Reference.wide;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
@@ -23,46 +31,107 @@ import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
+import org.opentest4j.TestAbortedException;
 
 /**
- * The conformance kit: what every backend's device must do, checked on fresh random inputs each run (the seed
- * is in every failure message). A backend's test extends this class and says how to open a device.
+ * The conformance kit: what every backend's device must do, checked on fresh random inputs each run. Every
+ * failure names the random seed, and {@code -Dkit.seed=N} replays it. A backend's test extends this class and
+ * says how to open a device. Everything runs twice: with each tensor in a buffer of its own, and with each as a
+ * slice at a random offset inside a larger buffer whose other elements must stay untouched, as training keeps
+ * every gradient in a slice of one buffer.
  *
  * <ul>
  *   <li>Each kernel against {@link Reference} in float64: the largest absolute error must stay within
  *       {@link #TOLERANCE} times the largest magnitude of the reference result.</li>
  *   <li>Every backward kernel against a central finite difference of the backend's own forward kernel along
  *       a random direction, within {@link #FD_TOLERANCE} relative.</li>
- *   <li>Edge shapes: batch 1, odd sizes, a filter as large as the image, overlapping pooling windows.</li>
+ *   <li>Edge shapes: batch 1, odd sizes, a filter as large as the image, overlapping pooling windows; shapes
+ *       large enough to be split over cores; LeNet's own layers at the shard sizes training gives a device.</li>
+ *   <li>Operations whose result is exactly representable (ReLU, pooling's 2×2 routing, copies, fill, add,
+ *       scale, argmax) bit for bit; softmax cross-entropy on logits of ±100 and on rows of equal logits.</li>
  *   <li>One whole training step of a small CNN equal to the float64 reference step.</li>
  * </ul>
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(KernelConformanceKit.Layout.class)
 public abstract class KernelConformanceKit {
+
+    /** Where the kit puts the tensors a kernel reads and writes. */
+    public enum Layout {
+        /** Each tensor in a buffer of its own, from its first element. */
+        WHOLE,
+        /** Each tensor a slice at a random offset inside a larger buffer, guard elements on both sides. */
+        SLICED
+    }
+
+    /** What the guard elements around a slice hold: a kernel reading one of them gets far off the reference. */
+    private static final float GUARD = 1e6f;
+    /** Shard sizes training gives one device: a batch of 256 whole, over 2 and 3 devices, and one image. */
+    static final int[] SHARDS = {256, 128, 86, 85, 1};
 
     /** Kernel results: max |got − ref| ≤ TOLERANCE · max |ref| (float32 sums of up to ~10⁴ terms). */
     public static final double TOLERANCE = 1e-4;
     /** Backward kernels against finite differences: relative error of the directional derivative. */
     public static final double FD_TOLERANCE = 1e-2;
 
+    @Parameter
+    Layout layout;
+
     protected Device device;
     protected Kernels k;
     private long seed;
     private Random random;
+    private final List<Guarded> guarded = new ArrayList<>();
+
+    /** A slice handed to a kernel, and the buffer around it whose other elements hold {@link #GUARD}. */
+    private record Guarded(Buffer whole, int offset, int length) {
+    }
+
+    /** Every failure in a test names the layout and the seed that reproduce it. */
+    @RegisterExtension
+    final TestExecutionExceptionHandler seedInFailures = (context, thrown) -> {
+        if (thrown instanceof TestAbortedException) {
+            throw thrown;
+        }
+        throw new AssertionError(thrown.getMessage() + " [" + replay() + "]", thrown);
+    };
 
     /** Opens the device under test; it is closed after each test. */
     protected abstract Device openDevice();
 
     @BeforeEach
     void open() {
+        seed = Long.getLong("kit.seed", System.nanoTime());
+        random = new Random(seed);
         device = openDevice();
         k = device.kernels();
-        seed = System.nanoTime();
-        random = new Random(seed);
     }
 
+    /** Checks that no kernel wrote outside its slices, then closes the device (if it opened). */
     @AfterEach
     void close() {
-        device.close();
+        if (device == null) {
+            return;
+        }
+        try {
+            for (Guarded g : guarded) {
+                float[] all = device.download(g.whole());
+                for (int i = 0; i < all.length; i++) {
+                    boolean inside = i >= g.offset() && i < g.offset() + g.length();
+                    if (!inside && Float.floatToRawIntBits(all[i]) != Float.floatToRawIntBits(GUARD)) {
+                        throw new AssertionError("a kernel wrote " + all[i] + " at " + (i - g.offset())
+                                + " from the start of a slice of " + g.length() + " elements on " + device.id()
+                                + ", outside the slice [" + replay() + "]");
+                    }
+                }
+            }
+        } finally {
+            device.close();
+        }
+    }
+
+    private String replay() {
+        return layout + " layout, random seed " + seed + "; replay with -Dkit.seed=" + seed;
     }
 
     // --- helpers ---------------------------------------------------------------------------------------
@@ -75,8 +144,23 @@ public abstract class KernelConformanceKit {
         return a;
     }
 
+    /** A tensor holding {@code values}, laid out as {@link #layout} says. */
     private Buffer up(float[] values) {
-        return device.upload(values);
+        if (layout == Layout.WHOLE) {
+            return device.upload(values);
+        }
+        int before = 1 + random.nextInt(16), after = 1 + random.nextInt(16);
+        float[] whole = new float[before + values.length + after];
+        Arrays.fill(whole, GUARD);
+        System.arraycopy(values, 0, whole, before, values.length);
+        Buffer buffer = device.upload(whole);
+        guarded.add(new Guarded(buffer, before, values.length));
+        return buffer.slice(before, values.length);
+    }
+
+    /** A tensor of {@code n} zeros for a kernel to write, laid out as {@link #layout} says. */
+    private Buffer out(int n) {
+        return layout == Layout.WHOLE ? device.allocate(n) : up(new float[n]);
     }
 
     private float[] down(Buffer b, int n) {
@@ -151,10 +235,13 @@ public abstract class KernelConformanceKit {
                 new ConvShape(3, 2, 5, 5, 3, 5, 5));      // filter as large as the image: 1×1 output
     }
 
-    /** Shapes for the float64 reference: the small ones and one large enough to be cut and spread over cores. */
+    /** The float64 reference's shapes: the small ones, one spread over cores, and LeNet's at every shard size. */
     static Stream<ConvShape> convShapes() {
         // conv2 over many column panels, with images across their edges
-        return Stream.concat(smallConvShapes(), Stream.of(new ConvShape(19, 20, 13, 13, 50, 5, 5)));
+        Stream<ConvShape> large = Stream.of(new ConvShape(19, 20, 13, 13, 50, 5, 5));
+        Stream<ConvShape> lenet = IntStream.of(SHARDS).boxed().flatMap(b -> Stream.of(
+                new ConvShape(b, 1, 28, 28, 20, 3, 3), new ConvShape(b, 20, 13, 13, 50, 5, 5)));
+        return Stream.of(smallConvShapes(), large, lenet).flatMap(s -> s);
     }
 
     static Stream<PoolShape> smallPoolShapes() {
@@ -165,7 +252,10 @@ public abstract class KernelConformanceKit {
     }
 
     static Stream<PoolShape> poolShapes() {
-        return Stream.concat(smallPoolShapes(), Stream.of(new PoolShape(16 * 20, 26, 26, 2, 2)));  // over cores
+        Stream<PoolShape> lenet = IntStream.of(SHARDS).boxed().flatMap(b -> Stream.of(
+                new PoolShape(b * 20, 26, 26, 2, 2), new PoolShape(b * 50, 9, 9, 2, 2)));
+        return Stream.of(smallPoolShapes(), Stream.of(new PoolShape(16 * 20, 26, 26, 2, 2)), lenet)  // over cores
+                .flatMap(s -> s);
     }
 
     static Stream<BiasShape> smallBiasShapes() {
@@ -173,7 +263,10 @@ public abstract class KernelConformanceKit {
     }
 
     static Stream<BiasShape> biasShapes() {
-        return Stream.concat(smallBiasShapes(), Stream.of(new BiasShape(32, 20, 676)));  // spread over cores
+        Stream<BiasShape> lenet = IntStream.of(SHARDS).boxed().flatMap(b -> Stream.of(new BiasShape(b, 20, 676),
+                new BiasShape(b, 50, 81), new BiasShape(b, 128, 1), new BiasShape(b, 10, 1)));
+        return Stream.of(smallBiasShapes(), Stream.of(new BiasShape(32, 20, 676)), lenet)  // spread over cores
+                .flatMap(s -> s);
     }
 
     static Stream<Arguments> gemmCases() {
@@ -188,11 +281,25 @@ public abstract class KernelConformanceKit {
             cases.add(Arguments.of(false, false, s[0], s[1], s[2], -0.5f, 1f));
             cases.add(Arguments.of(true, true, s[0], s[1], s[2], 2f, 0.25f));
         }
+        // LeNet's dense layers 800→128 and 128→10 as training calls them: forward, weight and input gradients
+        for (int b : SHARDS) {
+            for (int[] layer : new int[][] {{800, 128}, {128, 10}}) {
+                int in = layer[0], out = layer[1];
+                cases.add(Arguments.of(false, false, b, out, in, 1f, 0f));
+                cases.add(Arguments.of(true, false, in, out, b, 1f, 0f));
+                cases.add(Arguments.of(false, true, b, in, out, 1f, 0f));
+            }
+        }
         return cases.build();
     }
 
     static Stream<Integer> lengths() {
         return Stream.of(1, 7, 1000, 129_068);
+    }
+
+    /** Element counts for element-wise kernels: {@link #lengths} and LeNet's first activation at a shard of 86. */
+    static Stream<Integer> elementCounts() {
+        return Stream.concat(lengths(), Stream.of(86 * 20 * 26 * 26));
     }
 
     // --- kernels against the float64 reference ---------------------------------------------------------
@@ -201,7 +308,7 @@ public abstract class KernelConformanceKit {
     @MethodSource("convShapes")
     void conv2dForwardMatchesReference(ConvShape s) {
         float[] x = randomFloats(s.inputLength()), w = randomFloats(s.filterLength());
-        Buffer y = device.allocate(s.outputLength());
+        Buffer y = out(s.outputLength());
         k.conv2dForward(up(x), up(w), y, s);
         assertClose("conv2d_forward " + s, Reference.conv2dForward(wide(x), wide(w), s), down(y, s.outputLength()));
     }
@@ -242,7 +349,7 @@ public abstract class KernelConformanceKit {
     @MethodSource("poolShapes")
     void avgPoolMatchesReference(PoolShape s) {
         float[] x = randomFloats(s.inputLength()), dy = randomFloats(s.outputLength());
-        Buffer y = device.allocate(s.outputLength());
+        Buffer y = out(s.outputLength());
         k.avgPoolForward(up(x), y, s);
         assertClose("avg_pool_forward " + s, Reference.avgPoolForward(wide(x), s), down(y, s.outputLength()));
         Buffer dx = up(randomFloats(s.inputLength()));
@@ -251,10 +358,10 @@ public abstract class KernelConformanceKit {
     }
 
     @ParameterizedTest
-    @MethodSource("lengths")
+    @MethodSource("elementCounts")
     void reluMatchesReference(int n) {
         float[] x = randomFloats(n), dy = randomFloats(n);
-        Buffer y = device.allocate(n), dx = device.allocate(n);
+        Buffer y = out(n), dx = out(n);
         k.reluForward(up(x), y, n);
         k.reluBackward(up(x), up(dy), dx, n);
         assertClose("relu_forward", Reference.reluForward(wide(x)), down(y, n));
@@ -273,7 +380,7 @@ public abstract class KernelConformanceKit {
         for (int i = 0; i < n; i++) {
             x[i] = kinds[i % kinds.length];
         }
-        Buffer y = device.allocate(n);
+        Buffer y = out(n);
         k.reluForward(up(x), y, n);
         float[] got = down(y, n);
         for (int i = 0; i < n; i++) {
@@ -308,7 +415,7 @@ public abstract class KernelConformanceKit {
         for (int i = 0; i < batch; i++) {
             labels[i] = random.nextInt(classes);
         }
-        Buffer loss = device.allocate(batch), d = device.allocate(batch * classes);
+        Buffer loss = out(batch), d = out(batch * classes);
         k.softmaxCrossEntropyForward(up(logits), up(labels), loss, batch, classes);
         k.softmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes);
         assertClose("softmax_xent_forward", Reference.softmaxCrossEntropyForward(wide(logits), wide(labels), batch, classes),
@@ -318,7 +425,7 @@ public abstract class KernelConformanceKit {
     }
 
     @ParameterizedTest
-    @MethodSource("lengths")
+    @MethodSource("elementCounts")
     void blasOneMatchesReference(int n) {
         float[] x = randomFloats(n), y = randomFloats(n);
         float alpha = (float) random.nextGaussian();
@@ -338,7 +445,7 @@ public abstract class KernelConformanceKit {
         }
         assertClose("scale", scaled, down(xb, n));
 
-        Buffer sum = device.allocate(n);
+        Buffer sum = out(n);
         k.add(up(x), up(y), sum, n);
         double[] added = wide(x);
         for (int i = 0; i < n; i++) {
@@ -351,6 +458,87 @@ public abstract class KernelConformanceKit {
         double[] same = new double[n];
         java.util.Arrays.fill(same, alpha);
         assertClose("fill", same, down(filled, n));
+    }
+
+    /**
+     * Logits of ±100, where a softmax without its maximum subtracted overflows float32, and rows of equal logits,
+     * whose probabilities are exactly 1/classes.
+     */
+    @Test
+    void softmaxCrossEntropyHoldsOnExtremeAndEqualLogits() {
+        int classes = 10, batch = 6;
+        float[] logits = new float[batch * classes];
+        for (int j = 0; j < classes; j++) {
+            logits[j] = j == 3 ? 100 : -100;                   // confident and right
+            logits[classes + j] = j == 3 ? 100 : -100;         // confident and wrong (label 7)
+            logits[2 * classes + j] = 100;                     // equal, large
+            logits[3 * classes + j] = -100;                    // equal, small
+            logits[4 * classes + j] = 0;                       // equal, zero
+            logits[5 * classes + j] = j % 2 == 0 ? 100 : -100; // half at each extreme
+        }
+        float[] labels = {3, 7, 0, 9, 5, 2};
+        Buffer loss = out(batch), d = out(batch * classes);
+        k.softmaxCrossEntropyForward(up(logits), up(labels), loss, batch, classes);
+        k.softmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes);
+        assertClose("softmax_xent_forward on ±100 and equal logits",
+                Reference.softmaxCrossEntropyForward(wide(logits), wide(labels), batch, classes), down(loss, batch));
+        assertClose("softmax_xent_backward on ±100 and equal logits",
+                Reference.softmaxCrossEntropyBackward(wide(logits), wide(labels), batch, classes),
+                down(d, batch * classes));
+    }
+
+    /**
+     * The operations whose every result is one correctly rounded float32 operation, or no arithmetic at all, give
+     * the reference's result bit for bit: ReLU both ways, a 2×2 average pooling's backward routing (a quarter of
+     * each gradient), copies, fill, add, scale by a power of two, and argmax's count.
+     */
+    @ParameterizedTest
+    @MethodSource("elementCounts")
+    void exactOperationsAreBitForBit(int n) {
+        float[] x = randomFloats(n), dy = randomFloats(n);
+        Buffer y = out(n), dx = out(n);
+        k.reluForward(up(x), y, n);
+        k.reluBackward(up(x), up(dy), dx, n);
+        assertArrayEquals(narrow(Reference.reluForward(wide(x))), down(y, n), "relu_forward, bit for bit");
+        assertArrayEquals(narrow(Reference.reluBackward(wide(x), wide(dy))), down(dx, n), "relu_backward, bit for bit");
+
+        Buffer sum = out(n);
+        k.add(up(x), up(dy), sum, n);
+        float[] added = new float[n];
+        for (int i = 0; i < n; i++) {
+            added[i] = x[i] + dy[i];
+        }
+        assertArrayEquals(added, down(sum, n), "add, bit for bit");
+        Buffer scaled = up(x);
+        k.scale(0.25f, scaled, n);
+        float[] quarter = new float[n];
+        for (int i = 0; i < n; i++) {
+            quarter[i] = x[i] * 0.25f;
+        }
+        assertArrayEquals(quarter, down(scaled, n), "scale by 0.25, bit for bit");
+        Buffer filled = up(x);
+        k.fill(-3.5f, filled, n);
+        float[] constant = new float[n];
+        Arrays.fill(constant, -3.5f);
+        assertArrayEquals(constant, down(filled, n), "fill, bit for bit");
+        Buffer copy = out(n);
+        device.copyFromPeer(up(x), copy);
+        assertArrayEquals(x, down(copy, n), "copy, bit for bit");
+
+        PoolShape pool = new PoolShape(Math.max(1, n / 676), 26, 26, 2, 2);
+        float[] g = randomFloats(pool.outputLength());
+        Buffer routed = up(randomFloats(pool.inputLength()));
+        k.avgPoolBackward(up(g), routed, pool);
+        assertArrayEquals(narrow(Reference.avgPoolBackward(wide(g), pool)), down(routed, pool.inputLength()),
+                "avg_pool_backward 2×2 " + pool + ", bit for bit");
+    }
+
+    private static float[] narrow(double[] values) {
+        float[] out = new float[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[i] = (float) values[i];
+        }
+        return out;
     }
 
     @Test
@@ -369,7 +557,7 @@ public abstract class KernelConformanceKit {
             }
             expected += best == (int) labels[r] ? 1 : 0;
         }
-        Buffer count = device.allocate(1);
+        Buffer count = out(1);
         k.argmaxMatches(up(logits), up(labels), count, batch, classes);
         assertEquals(expected, down(count, 1)[0], "argmax_matches; random seed " + seed);
 
@@ -390,8 +578,8 @@ public abstract class KernelConformanceKit {
     @MethodSource("smallConvShapes")
     void convolutionBackwardMatchesFiniteDifferences(ConvShape s) {
         float[] x = randomFloats(s.inputLength()), w = randomFloats(s.filterLength()), g = randomFloats(s.outputLength());
-        Buffer y = device.allocate(s.outputLength()), dx = device.allocate(s.inputLength()),
-                dw = device.allocate(s.filterLength());
+        Buffer y = out(s.outputLength()), dx = out(s.inputLength()),
+                dw = out(s.filterLength());
         k.conv2dBackwardData(up(g), up(w), dx, s);
         k.conv2dBackwardFilter(up(x), up(g), dw, s);
         Buffer wb = up(w), xb = up(x);
@@ -409,7 +597,7 @@ public abstract class KernelConformanceKit {
     @MethodSource("smallBiasShapes")
     void biasBackwardMatchesFiniteDifferences(BiasShape s) {
         float[] y0 = randomFloats(s.length()), b = randomFloats(s.channels()), g = randomFloats(s.length());
-        Buffer db = device.allocate(s.channels());
+        Buffer db = out(s.channels());
         k.biasAddBackward(up(g), db, s);
         assertDirectionalDerivative("bias_add_backward " + s, b, down(db, s.channels()), 0.1f, bs -> {
             Buffer y = up(y0);
@@ -422,7 +610,7 @@ public abstract class KernelConformanceKit {
     @MethodSource("smallPoolShapes")
     void poolBackwardMatchesFiniteDifferences(PoolShape s) {
         float[] x = randomFloats(s.inputLength()), g = randomFloats(s.outputLength());
-        Buffer y = device.allocate(s.outputLength()), dx = device.allocate(s.inputLength());
+        Buffer y = out(s.outputLength()), dx = out(s.inputLength());
         k.avgPoolBackward(up(g), dx, s);
         assertDirectionalDerivative("avg_pool_backward " + s, x, down(dx, s.inputLength()), 0.1f, xs -> {
             k.avgPoolForward(up(xs), y, s);
@@ -437,7 +625,7 @@ public abstract class KernelConformanceKit {
         for (int i = 0; i < n; i++) {
             x[i] = Math.copySign(0.2f + Math.abs(x[i]), x[i]);   // away from the kink at 0
         }
-        Buffer y = device.allocate(n), dx = device.allocate(n);
+        Buffer y = out(n), dx = out(n);
         k.reluBackward(up(x), up(g), dx, n);
         assertDirectionalDerivative("relu_backward", x, down(dx, n), 0.1f, xs -> {
             k.reluForward(up(xs), y, n);
@@ -453,7 +641,7 @@ public abstract class KernelConformanceKit {
         for (int i = 0; i < batch; i++) {
             labels[i] = random.nextInt(classes);
         }
-        Buffer lb = up(labels), loss = device.allocate(batch), d = device.allocate(batch * classes);
+        Buffer lb = up(labels), loss = out(batch), d = out(batch * classes);
         k.softmaxCrossEntropyBackward(up(logits), lb, d, batch, classes);
         float[] ones = new float[batch];
         java.util.Arrays.fill(ones, 1f);
@@ -484,18 +672,18 @@ public abstract class KernelConformanceKit {
 
         // On the device.
         Buffer xB = up(x), w1B = up(w1), b1B = up(b1), w2B = up(w2), b2B = up(b2), yB = up(labels);
-        Buffer conv = device.allocate(cs.outputLength()), act = device.allocate(cs.outputLength()),
-                pool = device.allocate(ps.outputLength()), logits = device.allocate(batch * classes);
+        Buffer conv = out(cs.outputLength()), act = out(cs.outputLength()),
+                pool = out(ps.outputLength()), logits = out(batch * classes);
         k.conv2dForward(xB, w1B, conv, cs);
         k.biasAdd(conv, b1B, convBias);
         k.reluForward(conv, act, cs.outputLength());
         k.avgPoolForward(act, pool, ps);
         k.gemm(false, false, batch, classes, features, 1f, pool, w2B, 0f, logits);
         k.biasAdd(logits, b2B, denseBias);
-        Buffer dLogits = device.allocate(batch * classes), dW2 = device.allocate(features * classes),
-                dB2 = device.allocate(classes), dPool = device.allocate(ps.outputLength()),
-                dAct = device.allocate(cs.outputLength()), dConv = device.allocate(cs.outputLength()),
-                dW1 = device.allocate(cs.filterLength()), dB1 = device.allocate(2);
+        Buffer dLogits = out(batch * classes), dW2 = out(features * classes),
+                dB2 = out(classes), dPool = out(ps.outputLength()),
+                dAct = out(cs.outputLength()), dConv = out(cs.outputLength()),
+                dW1 = out(cs.filterLength()), dB1 = out(2);
         k.softmaxCrossEntropyBackward(logits, yB, dLogits, batch, classes);
         k.gemm(true, false, features, classes, batch, 1f, pool, dLogits, 0f, dW2);
         k.biasAddBackward(dLogits, dB2, denseBias);
@@ -571,7 +759,8 @@ public abstract class KernelConformanceKit {
     void statsCountKernelsFlopsAndBytes() {
         DeviceStats before = device.stats();
         int m = 4, n = 5, kk = 6;
-        Buffer a = up(randomFloats(m * kk)), b = up(randomFloats(kk * n)), c = device.allocate(m * n);
+        Buffer a = device.upload(randomFloats(m * kk)), b = device.upload(randomFloats(kk * n)),
+                c = device.allocate(m * n);
         k.gemm(false, false, m, n, kk, 1f, a, b, 0f, c);
         DeviceStats after = device.stats();
         assertEquals(1, after.kernelLaunches() - before.kernelLaunches());
