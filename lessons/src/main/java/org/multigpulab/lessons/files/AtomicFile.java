@@ -2,17 +2,20 @@ package org.multigpulab.lessons.files;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.multigpulab.lessons.errors.UserError;
 
 /**
- * Writes a file whole or not at all: into a temporary file beside the target, then moved over it in one step,
- * so a crash or a full disk never leaves a half-written checkpoint, report or plot.
+ * Writes a file whole or not at all: into a temporary file beside the target, forced to the disk, then moved
+ * over it in one step and the folder forced too, so a crash, a killed process, a power cut or a full disk
+ * leaves the old file or the new one, never a half-written checkpoint, report or plot.
  */
 public final class AtomicFile {
 
@@ -43,7 +46,10 @@ public final class AtomicFile {
         }
     }
 
-    /** Writes {@code target} atomically. */
+    /**
+     * Writes {@code target} atomically and durably: its contents reach the disk before its name does, and its
+     * name before this returns (where the file system lets a folder be forced).
+     */
     public static void write(Path target, Writer writer) {
         Path dir = folderOf(target);
         Path temp = null;
@@ -56,8 +62,10 @@ public final class AtomicFile {
                 // A temporary file is private to its owner; the finished file is readable like any other.
                 Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
             }
+            forceFile(temp);
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             temp = null;
+            forceFolder(dir);
         } catch (NoSuchFileException | AccessDeniedException e) {
             throw new UserError("cannot write " + target + ": " + e.getClass().getSimpleName() + " " + e.getMessage()
                     + "; check that its folder exists and is writable", e);
@@ -70,6 +78,29 @@ public final class AtomicFile {
                 } catch (IOException ignored) {
                     // The write already failed; that error is the one to report.
                 }
+            }
+        }
+    }
+
+    /**
+     * Forces the file's contents and attributes to the disk, so the rename cannot reach the disk before them and
+     * leave an empty or partial file under the target's name after a power cut. It reopens the file by its path
+     * (fsync applies to the file, not to one descriptor) because a writer may close the stream it was given.
+     */
+    private static void forceFile(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.force(true);
+        }
+    }
+
+    /** Forces the folder, which holds the rename, to the disk, so the new name survives a power cut. */
+    private static void forceFolder(Path dir) throws IOException {
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            try {
+                channel.force(true);
+            } catch (IOException e) {
+                // Some file systems refuse fsync on a folder (EINVAL); there the rename is as durable as they
+                // make it, and the file is written, so this is no reason to report a failed write.
             }
         }
     }
