@@ -13,6 +13,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -141,7 +142,11 @@ public final class DataFetcher {
                     }
                 }
                 progress.done();
-                FashionMnist.verify(target, spec, IdxReader.uncompressed(partial));
+                Optional<String> difference = FashionMnist.difference(spec, IdxReader.uncompressed(partial));
+                if (difference.isPresent()) {
+                    throw new DataException("the served " + spec.name() + ".gz has " + difference.get()
+                            + ": the download is damaged or the server holds other files; it was not kept");
+                }
                 Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
             } finally {
                 Files.deleteIfExists(partial);

@@ -94,17 +94,23 @@ public final class FashionMnist {
 
     /** Checks size and SHA-256 of the uncompressed {@code bytes} of {@code file} against {@code spec}. */
     public static void verify(Path file, FileSpec spec, byte[] bytes) {
+        difference(spec, bytes).ifPresent(how -> {
+            throw new DataException(file + " has " + how + "; the file is truncated, damaged or another data"
+                    + " set: delete it (it will be fetched again) or point --data at the real files");
+        });
+    }
+
+    /**
+     * How the uncompressed {@code bytes} differ from the published file of {@code spec}: their size, or else
+     * their SHA-256, each beside the published one; empty when they are that file.
+     */
+    static Optional<String> difference(FileSpec spec, byte[] bytes) {
         if (bytes.length != spec.bytes()) {
-            throw new DataException(file + " holds " + bytes.length + " bytes uncompressed, but " + spec.name()
-                    + " has " + spec.bytes() + "; the file is truncated or another data set: delete it"
-                    + " (it will be fetched again) or point --data at the real files");
+            return Optional.of(bytes.length + " bytes uncompressed, but " + spec.name() + " has " + spec.bytes());
         }
         String sha = sha256(bytes);
-        if (!sha.equals(spec.sha256())) {
-            throw new DataException(file + " has SHA-256 " + sha + " but " + spec.name() + " has " + spec.sha256()
-                    + "; the file is damaged or another data set: delete it (it will be fetched again)"
-                    + " or point --data at the real files");
-        }
+        return sha.equals(spec.sha256()) ? Optional.empty()
+                : Optional.of("SHA-256 " + sha + ", but " + spec.name() + " has " + spec.sha256());
     }
 
     static String sha256(byte[] bytes) {
