@@ -18,8 +18,8 @@ record HostCalibration(double flopsPerSec, double memoryBytesPerSec, double laun
 
     private static final int RUNS = 9;
     private static final long WARM_UP_NANOS = 150_000_000;
-    // conv2 on a shard of 128 images: 20 channels of 12×12 in, 50 filters of 5×5, 8×8 out
-    private static final ConvShape CONV2 = new ConvShape(128, 20, 12, 12, 50, 5, 5);
+    // conv2 on a shard of 128 images: 20 channels of 13×13 in, 50 filters of 5×5, 9×9 out
+    private static final ConvShape CONV2 = new ConvShape(128, 20, 13, 13, 50, 5, 5);
     private static final int STREAM = 1 << 20;
 
     static HostCalibration measure(Device physical) {
