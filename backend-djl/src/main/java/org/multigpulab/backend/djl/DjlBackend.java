@@ -3,7 +3,6 @@ package org.multigpulab.backend.djl;
 import ai.djl.engine.Engine;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.multigpulab.device.Availability;
 import org.multigpulab.device.Backend;
 import org.multigpulab.device.Device;
@@ -95,20 +94,8 @@ public final class DjlBackend implements Backend {
      * failure with oneDNN is retried with libtorch's own convolutions (half as fast here, but right).
      */
     private static void checkConvolutions(Device device) {
-        Optional<String> failure = ConvolutionSelfTest.failure(device);
-        if (failure.isPresent() && device.id().equals(cpuId()) && OneDnn.enabled()) {
-            OneDnn.enable(false);
-            Optional<String> again = ConvolutionSelfTest.failure(device);
-            if (again.isEmpty()) {
-                System.err.println("note: " + device.id() + " runs without oneDNN: with it, " + failure.get());
-                return;
-            }
-            failure = again;
-        }
-        failure.ifPresent(f -> {
-            throw new DeviceException(device.id() + " refuses to train: " + f + ". See \"The djl backend\" in the"
-                    + " README; --backend sim --physical cpu trains on our own kernels");
-        });
+        ConvolutionLibrary library = device.id().equals(cpuId()) ? OneDnn.LIBTORCH : ConvolutionLibrary.NONE;
+        ConvolutionGate.admit(device, library).ifPresent(note -> System.err.println("note: " + note));
     }
 
     static DeviceId cpuId() {

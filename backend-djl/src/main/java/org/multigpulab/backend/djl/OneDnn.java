@@ -14,7 +14,10 @@ import java.lang.invoke.MethodHandle;
  * through the JDK's foreign-function API, in the {@code libtorch_cpu.so} that DJL has already loaded. With it
  * off, convolutions run libtorch's own im2col-and-GEMM code instead of oneDNN's.
  */
-final class OneDnn {
+final class OneDnn implements ConvolutionLibrary {
+
+    /** The oneDNN of the libtorch that DJL has loaded: one switch for the whole process. */
+    static final OneDnn LIBTORCH = new OneDnn();
 
     private static final String LIBRARY = "libtorch_cpu.so";
     private static final String GLOBAL_CONTEXT = "_ZN2at13globalContextEv";            // at::globalContext()
@@ -24,13 +27,24 @@ final class OneDnn {
     private OneDnn() {
     }
 
+    @Override
+    public String name() {
+        return "oneDNN";
+    }
+
     /** Whether libtorch may use oneDNN now (it may, unless told otherwise). */
-    static boolean enabled() {
+    @Override
+    public boolean enabled() {
         return call(null);
     }
 
+    @Override
+    public void disable() {
+        enable(false);
+    }
+
     /** Sets whether libtorch may use oneDNN, and returns whether it now does. */
-    static boolean enable(boolean on) {
+    boolean enable(boolean on) {
         return call(on);
     }
 
