@@ -65,6 +65,9 @@ public final class DjlBackend implements Backend {
         });
         int gpus = gpuCount();
         int count = request.count();
+        if (gpus == 0) {
+            Allocator.warnIfGlibc();
+        }
         if (gpus == 0 && count > 1) {
             throw new DeviceException("djl found no CUDA GPU, only the processor (djl:cpu); for " + count
                     + " devices use --backend sim --physical djl --gpus " + count);
