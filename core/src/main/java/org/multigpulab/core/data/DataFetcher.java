@@ -142,7 +142,14 @@ public final class DataFetcher {
                     }
                 }
                 progress.done();
-                Optional<String> difference = FashionMnist.difference(spec, IdxReader.uncompressed(partial));
+                byte[] served;
+                try {
+                    served = IdxReader.uncompressed(partial);
+                } catch (DataException e) {
+                    throw new DataException("the served " + spec.name() + ".gz cannot be unpacked: the download is"
+                            + " damaged or the server holds other files; it was not kept", e);
+                }
+                Optional<String> difference = FashionMnist.difference(spec, served);
                 if (difference.isPresent()) {
                     throw new DataException("the served " + spec.name() + ".gz has " + difference.get()
                             + ": the download is damaged or the server holds other files; it was not kept");

@@ -129,6 +129,16 @@ class DataFetcherTest {
     }
 
     @Test
+    void aDownloadThatIsNotGzipIsRefusedWithoutNamingATemporaryFile() throws IOException {
+        byte[] body = gzip(TinyIdx.images(2));
+        DataException e = fetchRefused(name -> java.util.Arrays.copyOf(body, body.length / 2));   // cut short
+        assertTrue(e.getMessage().contains("cannot be unpacked") && e.getMessage().contains("it was not kept"),
+                e.getMessage());
+        assertFalse(e.getMessage().contains(".part"), "the temporary file is gone: " + e.getMessage());
+        assertCacheEmpty();
+    }
+
+    @Test
     void noServerAtAllEndsInOneMessageSayingWhatToDo() {
         DataException e = assertThrows(DataException.class,
                 () -> new DataFetcher(locator(), progress, "http://127.0.0.1:9/", false).fetch());
