@@ -157,9 +157,15 @@ public final class Reference {
         return p;
     }
 
+    /** {@code log Σ exp(logits) − logits[label]} per row, the maximum taken out first so that no exp overflows. */
     public static double[] softmaxCrossEntropyForward(double[] logits, double[] labels, int batch, int classes) {
         double[] loss = new double[batch];
-        for (int r = 0; r < batch; r++) loss[r] = -Math.log(softmax(logits, r, classes)[(int) labels[r]]);
+        for (int r = 0; r < batch; r++) {
+            double max = Double.NEGATIVE_INFINITY, sum = 0;
+            for (int j = 0; j < classes; j++) max = Math.max(max, logits[r * classes + j]);
+            for (int j = 0; j < classes; j++) sum += Math.exp(logits[r * classes + j] - max);
+            loss[r] = Math.log(sum) - (logits[r * classes + (int) labels[r]] - max);
+        }
         return loss;
     }
 
