@@ -72,13 +72,17 @@ public final class Lab implements Runnable {
     }
 
     /** The exit status for an error: 1 when training diverged, else 2. */
-    static int exitCode(Exception e) {
+    static int exitCode(Throwable e) {
         return e instanceof TrainingDivergedException ? EXIT_FAILED : EXIT_USAGE;
     }
 
-    static String message(Exception e) {
+    /** The error's message in one line; an {@link Error}'s kind comes first, as "Java heap space" says little alone. */
+    static String message(Throwable e) {
         String m = e.getMessage();
-        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
+        if (m == null || m.isBlank()) {
+            return e.getClass().getSimpleName();
+        }
+        return e instanceof Error ? e.getClass().getSimpleName() + ": " + m : m;
     }
 
     /** The version from the jar's manifest, or "development" when run from classes. */

@@ -147,9 +147,10 @@ final class TrainCommand implements Callable<Integer> {
         ProcessGroup group = joinGroup();
         try {
             return train(group, deviceSetup, devices, allReduce);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             if (group.size() > 1) {
-                // the other ranks wait in a collective for this one: end them all, with this rank's reason
+                // the other ranks wait in a collective for this one: end them all, with this rank's reason. An
+                // Error too (out of memory, a failed assertion): left to MPI_Finalize below, it would hang the run
                 group.abort("rank " + group.rank() + ": error: " + Lab.message(e), Lab.exitCode(e));
             }
             throw e;

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.ParameterDistance;
@@ -24,7 +26,7 @@ import org.multigpulab.device.testing.Prerequisite;
 
 /**
  * {@code ./lab train --dist mpi} under {@code mpirun} on this machine: the same parameters as one process with
- * as many devices, and a killed rank ends the run instead of hanging it.
+ * as many devices, and a killed rank, or one whose training throws, ends the run instead of hanging it.
  */
 class MpiTrainTest {
 
@@ -107,17 +109,48 @@ class MpiTrainTest {
         long killed = System.nanoTime();
         victim.destroyForcibly();
         Thread drain = Thread.ofVirtual().start(() -> reader.lines().forEach(l -> out.append(l).append('\n')));
-        boolean ended = p.waitFor(30, TimeUnit.SECONDS);
+        boolean ended = endsWithin(p, 30);
         double seconds = (System.nanoTime() - killed) / 1e9;
-        if (!ended) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
         drain.join(5000);
         assertTrue(ended, "the run hung after rank 1 died:\n" + out);
         assertNotEquals(0, p.exitValue());
         assertTrue(out.toString().contains("rank 1"), "the message names the rank that died:\n" + out);
         assertTrue(seconds < 30, seconds + " s");
+    }
+
+    /**
+     * A rank whose training throws ends every rank, with its message naming the rank: an exception, and an error
+     * such as a failed assertion, which no {@code catch (RuntimeException)} sees. The other rank waits for it in
+     * {@code MPI_Allreduce} meanwhile, so a run that does not end within 60 seconds hangs.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"exception", "error"})
+    void aRankWhoseTrainingThrowsEndsTheRun(String kind) throws Exception {
+        requireMpirun();
+        List<String> command = new ArrayList<>(mpirun(2, "--gpus", "1", "--epochs", "1", "--train-samples", "2560",
+                "--test-samples", "500", "--quiet", "--plot-dir", dir.resolve("plots").toString()));
+        command.set(command.indexOf("--dist") + 1, "mpi-rank-1-fails");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("out.txt").toFile());
+        builder.environment().put(RankOneFails.KIND, kind);
+        Process p = builder.start();
+        boolean ended = endsWithin(p, 60);
+        String out = Files.readString(dir.resolve("out.txt"));
+        assertTrue(ended, "the run hung after rank 1 threw:\n" + out);
+        assertNotEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("rank 1: error: "), "the message names the rank that threw:\n" + out);
+        assertTrue(out.contains(RankOneFails.FAULT), "the message says what it threw:\n" + out);
+    }
+
+    /** Whether {@code p} ends within {@code seconds}; if not, it and every process it started are killed. */
+    private static boolean endsWithin(Process p, int seconds) throws InterruptedException {
+        if (p.waitFor(seconds, TimeUnit.SECONDS)) {
+            return true;
+        }
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+        p.waitFor();
+        return false;
     }
 
     private static int rankOf(ProcessHandle h) {
