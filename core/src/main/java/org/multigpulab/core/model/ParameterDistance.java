@@ -9,7 +9,9 @@ public final class ParameterDistance {
     }
 
     /**
-     * {@code ‖a − b‖ / ‖b‖} over all parameters taken as one vector, in double precision.
+     * {@code ‖a − b‖ / ‖b‖} over all parameters taken as one vector, in double precision. The initial weights
+     * dominate it, so it says little about whether two trainings agree: compare their updates with
+     * {@link UpdateDistance} for that.
      *
      * @throws IllegalArgumentException when the two sets differ in count or in any tensor's size
      */
