@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
-import org.multigpulab.core.model.ParameterDistance;
+import org.multigpulab.core.model.UpdateDistance;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
 import org.multigpulab.lessons.lesson.MultiProcessLesson;
@@ -63,20 +63,25 @@ class MpiTrainTest {
         return out;
     }
 
+    /**
+     * k ranks of one device each train the model of one process with k devices: the same sums in another order.
+     * Bound: every tensor's update within 1e-4 (measured: at most 2.4e-6 with 2 ranks, 8.9e-7
+     * with 3, both in W4).
+     */
     @Test
     void ranksTrainAsOneProcessWithAsManyDevices() throws Exception {
         requireMpirun();
-        SafeTensors.write(dir.resolve("init.safetensors"), LeNet.initParams(6));
+        List<HostTensor> init = LeNet.initParams(6);
+        SafeTensors.write(dir.resolve("init.safetensors"), init);
         Path report = dir.resolve("report.json");
         String out = run(mpirun(2, slice("mpi2.safetensors", "--gpus", "1", "--report", report.toString())));
         assertEquals(1, out.lines().filter(l -> l.startsWith("test acc:")).count(), "only rank 0 prints:\n" + out);
         LabRunner.Result one = LabRunner.run(java.util.stream.Stream.concat(java.util.stream.Stream.of("train"),
                 java.util.Arrays.stream(slice("one2.safetensors", "--gpus", "2"))).toArray(String[]::new));
         assertEquals(0, one.exit(), one.err());
-        List<HostTensor> mpi = SafeTensors.read(dir.resolve("mpi2.safetensors"));
-        List<HostTensor> single = SafeTensors.read(dir.resolve("one2.safetensors"));
-        assertTrue(ParameterDistance.relative(mpi, single) < 1e-5, "2 ranks vs 2 devices: "
-                + ParameterDistance.relative(mpi, single));
+        UpdateDistance twoRanks = UpdateDistance.of(init, SafeTensors.read(dir.resolve("mpi2.safetensors")),
+                SafeTensors.read(dir.resolve("one2.safetensors")));
+        assertTrue(twoRanks.worst().relative() < 1e-4, "2 ranks vs 2 devices: " + twoRanks);
         RunReport.Dist dist = RunReport.fromJson(Files.readString(report)).dist();
         assertEquals(2, dist.worldSize());
         assertEquals(10, dist.crossRankCalls(), "one cross-rank allreduce per step");
@@ -86,9 +91,9 @@ class MpiTrainTest {
         LabRunner.Result three = LabRunner.run(java.util.stream.Stream.concat(java.util.stream.Stream.of("train"),
                 java.util.Arrays.stream(slice("one3.safetensors", "--gpus", "3"))).toArray(String[]::new));
         assertEquals(0, three.exit(), three.err());
-        double d3 = ParameterDistance.relative(SafeTensors.read(dir.resolve("mpi3.safetensors")),
+        UpdateDistance threeRanks = UpdateDistance.of(init, SafeTensors.read(dir.resolve("mpi3.safetensors")),
                 SafeTensors.read(dir.resolve("one3.safetensors")));
-        assertTrue(d3 < 1e-5, "3 ranks vs 3 devices: " + d3);
+        assertTrue(threeRanks.worst().relative() < 1e-4, "3 ranks vs 3 devices: " + threeRanks);
     }
 
     /** A rank that dies mid-epoch ends the others, with mpirun's message naming it, well within 30 seconds. */

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.ParameterDistance;
+import org.multigpulab.core.model.UpdateDistance;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
 import org.multigpulab.lessons.plot.PlotFilesCheck;
@@ -41,50 +42,61 @@ class TrainCommandTest {
         return SafeTensors.read(file);
     }
 
-    private static double relativeDistance(List<HostTensor> a, List<HostTensor> b) {
-        return ParameterDistance.relative(a, b);
-    }
-
+    /**
+     * One logical GPU, three, and the processor itself train the same model: the same kernels, the sums in
+     * another order. Bound: every tensor's update within 1e-4 of one logical GPU's (measured: at most 5.4e-6 with
+     * 3 devices, 2.1e-6 on cpu:0).
+     */
     @Test
     void oneAndThreeDevicesSaveTheSameParameters() {
-        SafeTensors.write(dir.resolve("init.safetensors"), LeNet.initParams(5));
+        List<HostTensor> init = LeNet.initParams(5);
+        SafeTensors.write(dir.resolve("init.safetensors"), init);
         List<HostTensor> one = trainAndSave("one.safetensors", "--gpus", "1");
         List<HostTensor> three = trainAndSave("three.safetensors", "--gpus", "3", "--debug");
         List<HostTensor> cpu = trainAndSave("cpu.safetensors", "--backend", "cpu");
-        assertTrue(relativeDistance(three, one) < 1e-5, "1 vs 3 devices: " + relativeDistance(three, one));
-        assertTrue(relativeDistance(cpu, one) < 1e-5, "sim:0 vs cpu:0: " + relativeDistance(cpu, one));
-        assertTrue(relativeDistance(one, LeNet.initParams(5)) > 1e-3, "training changed the parameters");
+        UpdateDistance threeVsOne = UpdateDistance.of(init, three, one);
+        UpdateDistance cpuVsOne = UpdateDistance.of(init, cpu, one);
+        assertTrue(threeVsOne.worst().relative() < 1e-4, "3 devices vs 1: " + threeVsOne);
+        assertTrue(cpuVsOne.worst().relative() < 1e-4, "cpu:0 vs sim:0: " + cpuVsOne);
+        assertTrue(ParameterDistance.relative(one, init) > 1e-3, "training changed the parameters");
         assertEquals(List.of("W1", "b1", "W2", "b2", "W3", "b3", "W4", "b4"), one.stream().map(HostTensor::name).toList());
     }
 
     /**
      * Our OpenCL kernels against the Java ones: the same start, data and order on opencl:0 and on two logical
-     * GPUs over cpu give parameters within 1e-4 relative. In CI a missing OpenCL platform fails the test.
+     * GPUs over cpu give every tensor's update within 3e-4, other kernels than the Java ones (measured with PoCL:
+     * at most 7.7e-6, in W2). In CI a missing OpenCL platform fails the test.
      */
     @Test
     void openClAndSimSaveTheSameParameters() {
         var opencl = org.multigpulab.device.Backends.find("opencl").availability();
         org.multigpulab.device.testing.Prerequisite.require("opencl", opencl.available(), opencl.reason());
-        SafeTensors.write(dir.resolve("init.safetensors"), LeNet.initParams(9));
+        List<HostTensor> init = LeNet.initParams(9);
+        SafeTensors.write(dir.resolve("init.safetensors"), init);
         List<HostTensor> gpu = trainAndSave("opencl.safetensors", "--backend", "opencl", "--gpus", "1");
         List<HostTensor> sim = trainAndSave("sim.safetensors", "--backend", "sim", "--gpus", "2");
-        assertTrue(relativeDistance(gpu, sim) < 1e-4, "opencl:0 vs sim over cpu: " + relativeDistance(gpu, sim));
-        assertTrue(relativeDistance(sim, LeNet.initParams(9)) > 1e-3, "training changed the parameters");
+        UpdateDistance d = UpdateDistance.of(init, gpu, sim);
+        assertTrue(d.worst().relative() < 3e-4, "opencl:0 vs sim over cpu: " + d);
+        assertTrue(ParameterDistance.relative(sim, init) > 1e-3, "training changed the parameters");
     }
 
     /**
      * libtorch as the outside referee of our Java kernels: the same start, data and order on djl (djl:cpu here,
-     * a CUDA GPU where there is one) and on two logical GPUs over cpu give parameters within 1e-4 relative; and
-     * four logical GPUs over djl train too.
+     * a CUDA GPU where there is one) and on two logical GPUs over cpu give every tensor's update within 3e-4,
+     * other kernels than the Java ones (measured on djl:cpu: at most 4.5e-6); and four logical GPUs over djl train
+     * the same model too (measured: at most 3.9e-6).
      */
     @Test
     void djlAndSimSaveTheSameParameters() {
-        SafeTensors.write(dir.resolve("init.safetensors"), LeNet.initParams(4));
+        List<HostTensor> init = LeNet.initParams(4);
+        SafeTensors.write(dir.resolve("init.safetensors"), init);
         List<HostTensor> torch = trainAndSave("djl.safetensors", "--backend", "djl", "--gpus", "1");
         List<HostTensor> sim = trainAndSave("sim.safetensors", "--backend", "sim", "--gpus", "2");
-        assertTrue(relativeDistance(torch, sim) < 1e-4, "djl vs sim over cpu: " + relativeDistance(torch, sim));
+        UpdateDistance torchVsSim = UpdateDistance.of(init, torch, sim);
+        assertTrue(torchVsSim.worst().relative() < 3e-4, "djl vs sim over cpu: " + torchVsSim);
         List<HostTensor> four = trainAndSave("four.safetensors", "--backend", "sim", "--physical", "djl", "--gpus", "4");
-        assertTrue(relativeDistance(four, sim) < 1e-4, "4 logical GPUs over djl vs sim: " + relativeDistance(four, sim));
+        UpdateDistance fourVsSim = UpdateDistance.of(init, four, sim);
+        assertTrue(fourVsSim.worst().relative() < 3e-4, "4 logical GPUs over djl vs sim: " + fourVsSim);
     }
 
     /** {@code --trace} writes a Chrome trace: every logical GPU a process, with named lanes and timed events. */

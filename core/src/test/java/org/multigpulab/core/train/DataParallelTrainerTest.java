@@ -14,25 +14,9 @@ import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.ParameterDistance;
+import org.multigpulab.core.model.UpdateDistance;
 
 class DataParallelTrainerTest {
-
-    static double relativeDistance(List<HostTensor> a, List<HostTensor> b) {
-        return ParameterDistance.relative(a, b);
-    }
-
-    /** The change each parameter made from {@code init}, as a parameter list. */
-    static List<HostTensor> delta(List<HostTensor> params, List<HostTensor> init) {
-        List<HostTensor> out = new ArrayList<>();
-        for (int p = 0; p < params.size(); p++) {
-            float[] d = params.get(p).values().clone();
-            for (int i = 0; i < d.length; i++) {
-                d[i] -= init.get(p).values()[i];
-            }
-            out.add(new HostTensor(params.get(p).name(), params.get(p).shape(), d));
-        }
-        return out;
-    }
 
     private static List<HostTensor> train(int gpus, FashionMnist.Splits data, TrainConfig config, List<HostTensor> init) {
         try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(gpus), init, config)) {
@@ -43,8 +27,8 @@ class DataParallelTrainerTest {
 
     /**
      * k devices compute the same update as one: the gradients are summed over the same global batch, only in
-     * another order, so float rounding differs. Tolerance: parameters within 1e-5 relative (measured: 9e-9
-     * after 8 steps), and the change they made within 1e-4.
+     * another order, so float rounding differs. Bound: every tensor's update within 1e-4 of one device's
+     * (measured after 8 steps: at most 2.5e-6, in W3, with 2, 3 and 4 devices).
      */
     @ParameterizedTest
     @ValueSource(ints = {2, 3, 4})
@@ -53,15 +37,15 @@ class DataParallelTrainerTest {
         TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true);   // replicas checked after every step
         List<HostTensor> init = LeNet.initParams(0);
         List<HostTensor> one = train(1, data, config, init);
-        List<HostTensor> many = train(gpus, data, config, init);
-        double params = relativeDistance(many, one);
-        double update = relativeDistance(delta(many, init), delta(one, init));
-        assertTrue(params < 1e-5, gpus + " devices: parameters differ by " + params + " relative");
-        assertTrue(update < 1e-4, gpus + " devices: the update differs by " + update + " relative");
-        assertTrue(relativeDistance(one, init) > 1e-3, "training must have changed the parameters");
+        UpdateDistance d = UpdateDistance.of(init, train(gpus, data, config, init), one);
+        assertTrue(d.worst().relative() < 1e-4, gpus + " devices vs 1: " + d);
+        assertTrue(ParameterDistance.relative(one, init) > 1e-3, "training must have changed the parameters");
     }
 
-    /** Every allreduce algorithm trains the same model: the sums differ only in their order. */
+    /**
+     * Every allreduce algorithm trains the same model: the sums differ only in their order. Bound: every tensor's
+     * update within 1e-4 of the naive algorithm's (measured: at most 1.8e-6, ring's W3).
+     */
     @ParameterizedTest
     @ValueSource(strings = {"spread", "ring", "tree"})
     void everyAllreduceAlgorithmGivesTheParametersOfTheNaiveOne(String algorithm) {
@@ -78,7 +62,8 @@ class DataParallelTrainerTest {
             t.train(data, new TrainingListener() { });
             other = t.parameters();
         }
-        assertTrue(relativeDistance(other, naive) < 1e-5, algorithm + ": " + relativeDistance(other, naive));
+        UpdateDistance d = UpdateDistance.of(init, other, naive);
+        assertTrue(d.worst().relative() < 1e-4, algorithm + " vs naive: " + d);
     }
 
     /** A fixed slice of the real set: the first 6,400 training and 1,000 test images, two epochs on 2 devices. */
