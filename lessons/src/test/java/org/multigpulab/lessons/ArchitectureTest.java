@@ -1,8 +1,11 @@
 package org.multigpulab.lessons;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -64,6 +67,30 @@ class ArchitectureTest {
                         "org.multigpulab.dist..")
                 .check(classes);
         slices().matching("org.multigpulab.backend.(*)..").should().notDependOnEachOther().check(classes);
+    }
+
+    @Test
+    void simFindsItsPhysicalDeviceOnlyThroughServiceLoader() {
+        noClasses().that().resideInAPackage("org.multigpulab.backend.sim..")
+                .should().dependOnClassesThat(resideInAPackage("org.multigpulab.backend..")
+                        .and(not(resideInAPackage("org.multigpulab.backend.sim.."))))
+                .check(classes);
+    }
+
+    /** The classes of {@code org.multigpulab.backend.NAME} come from the jar or classes folder of {@code backend-NAME}. */
+    @Test
+    void eachBackendIsAModuleOfItsOwn() {
+        for (JavaClass c : classes) {
+            String pkg = c.getPackageName();
+            if (!pkg.startsWith("org.multigpulab.backend.")) {
+                continue;
+            }
+            String module = "backend-" + pkg.split("\\.")[3];
+            String from = c.getSource().map(source -> source.getUri().toString()).orElse("an unknown place");
+            if (!from.contains("/" + module + "/")) {
+                throw new AssertionError(c.getName() + " comes from " + from + ", not from the module " + module);
+            }
+        }
     }
 
     @Test
