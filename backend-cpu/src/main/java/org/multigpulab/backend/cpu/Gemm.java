@@ -2,7 +2,6 @@ package org.multigpulab.backend.cpu;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -400,8 +399,8 @@ final class Gemm {
             s10 = x1.fma(y0, s10);
             s11 = x1.fma(y1, s11);
         }
-        float r00 = s00.reduceLanes(VectorOperators.ADD), r01 = s01.reduceLanes(VectorOperators.ADD);
-        float r10 = s10.reduceLanes(VectorOperators.ADD), r11 = s11.reduceLanes(VectorOperators.ADD);
+        float r00 = Vectors.sumLanes(s00), r01 = Vectors.sumLanes(s01);
+        float r10 = Vectors.sumLanes(s10), r11 = Vectors.sumLanes(s11);
         for (; p < k; p++) {
             r00 = Math.fma(a[a0 + p], b[b0 + p], r00);
             r01 = Math.fma(a[a0 + p], b[b1 + p], r01);
@@ -421,7 +420,7 @@ final class Gemm {
         for (; p + L <= k; p += L) {
             acc = FloatVector.fromArray(S, a, a0 + p).fma(FloatVector.fromArray(S, b, b0 + p), acc);
         }
-        float sum = acc.reduceLanes(VectorOperators.ADD);
+        float sum = Vectors.sumLanes(acc);
         for (; p < k; p++) {
             sum = Math.fma(a[a0 + p], b[b0 + p], sum);
         }

@@ -15,7 +15,24 @@ final class Vectors {
     private static final VectorSpecies<Float> S = Gemm.species();
     private static final int L = S.length();
 
+    private static final Scratch<float[]> LANES = Scratch.floats();
+
     private Vectors() {
+    }
+
+    /**
+     * The sum of {@code v}'s lanes, first to last. {@code reduceLanes(ADD)} adds them in lane order while the
+     * JIT has not compiled it and in another order once it has, so the same kernel on the same inputs would
+     * give other bits later in a run; in order, a run gives the same bits every time.
+     */
+    static float sumLanes(FloatVector v) {
+        float[] lanes = LANES.get(L);
+        v.intoArray(lanes, 0);
+        float sum = 0;
+        for (int i = 0; i < L; i++) {
+            sum += lanes[i];
+        }
+        return sum;
     }
 
     /**
@@ -28,7 +45,7 @@ final class Vectors {
         for (int i = 0; i < vectorEnd; i += L) {
             acc = acc.add(FloatVector.fromArray(S, a, from + i));
         }
-        float sum = acc.reduceLanes(VectorOperators.ADD);
+        float sum = sumLanes(acc);
         for (int i = vectorEnd; i < n; i++) {
             sum += a[from + i];
         }

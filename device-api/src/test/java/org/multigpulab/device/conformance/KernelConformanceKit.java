@@ -548,6 +548,30 @@ public abstract class KernelConformanceKit {
         }
     }
 
+    /**
+     * Reductions give the same bits on every call with the same inputs, before and after a JIT or a driver has
+     * compiled them: a run repeats itself, and a training resumed from a checkpoint can end bit for bit where
+     * the uninterrupted one does.
+     */
+    @Test
+    void repeatedCallsGiveTheSameBits() {
+        ConvShape conv = new ConvShape(2, 1, 8, 8, 4, 3, 3);
+        BiasShape bias = new BiasShape(2, 4, 36);
+        Buffer x = up(randomFloats(conv.inputLength())), dy = up(randomFloats(conv.outputLength()));
+        Buffer dw = out(conv.filterLength()), db = out(bias.channels());
+        float[] firstDw = null, firstDb = null;
+        for (int call = 0; call < 3_000; call++) {
+            k.conv2dBackwardFilter(x, dy, dw, conv);
+            k.biasAddBackward(dy, db, bias);
+            if (call == 0) {
+                firstDw = down(dw, conv.filterLength());
+                firstDb = down(db, bias.channels());
+            }
+        }
+        assertArrayEquals(firstDw, down(dw, conv.filterLength()), "conv2d_backward_filter, call 3,000 against call 1");
+        assertArrayEquals(firstDb, down(db, bias.channels()), "bias_add_backward, call 3,000 against call 1");
+    }
+
     private static float[] narrow(double[] values) {
         float[] out = new float[values.length];
         for (int i = 0; i < values.length; i++) {

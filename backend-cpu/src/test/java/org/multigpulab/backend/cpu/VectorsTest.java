@@ -1,0 +1,45 @@
+package org.multigpulab.backend.cpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The cpu kernels' sums give the same bits whether or not the JIT has compiled them yet. */
+class VectorsTest {
+
+    /**
+     * {@code FloatVector.reduceLanes(ADD)} adds the lanes first to last while interpreted and in another order
+     * once C2 has compiled it; {@link Vectors#sum} must not change with that, or a run would not repeat itself.
+     * Its order: each lane sums its elements down the array, the lanes are added first to last, then the tail.
+     */
+    @Test
+    void sumsKeepTheirOrderOnceCompiled() {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        int lanes = Gemm.species().length(), n = 40 * lanes + 3;
+        float[] values = new float[n];
+        for (int i = 0; i < n; i++) {
+            values[i] = (float) random.nextGaussian() * 1e3f;
+        }
+        float[] laneSums = new float[lanes];
+        for (int i = 0; i + lanes <= n; i += lanes) {
+            for (int l = 0; l < lanes; l++) {
+                laneSums[l] += values[i + l];
+            }
+        }
+        float expected = 0;
+        for (float s : laneSums) {
+            expected += s;
+        }
+        for (int i = n / lanes * lanes; i < n; i++) {
+            expected += values[i];
+        }
+        for (int call = 0; call < 200_000; call++) {   // well past the JIT's thresholds
+            float sum = Vectors.sum(values, 0, n);
+            if (Float.floatToRawIntBits(sum) != Float.floatToRawIntBits(expected)) {
+                assertEquals(expected, sum, 0f, "call " + call + " summed in another order; random seed " + seed);
+            }
+        }
+    }
+}
