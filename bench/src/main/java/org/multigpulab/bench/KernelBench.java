@@ -1,10 +1,11 @@
 package org.multigpulab.bench;
 
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.Kernels;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -38,18 +39,19 @@ public class KernelBench {
     public String kernel;
 
     private Device device;
-    private Runnable call;
+    private Kernels kernels;
+    private KernelOp.Call call;
 
     @Setup(Level.Trial)
     public void open() {
         device = Backends.open(backend, DeviceRequest.of(1)).getFirst();
-        Map<String, LeNetKernels.Call> calls = LeNetKernels.on(device);
-        call = calls.get(kernel).run();
+        kernels = device.kernels();
+        call = LeNetKernels.on(device).get(kernel);
     }
 
     @Benchmark
     public void run() {
-        call.run();
+        call.launch(kernels);
         device.synchronize();
     }
 

@@ -6,6 +6,7 @@ import java.util.Map;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.KernelOp;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -14,7 +15,8 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
  * Runs {@link KernelBench} and prints, per kernel and backend, JMH's mean time and what it means: GFLOP/s and
- * GB/s from the call's {@code KernelCost}. Arguments: the backends to run (default cpu and djl).
+ * GB/s from the call's FLOPs and bytes ({@link KernelOp.Call}). Arguments: the backends to run (default cpu and
+ * djl).
  */
 public final class KernelBenchMain {
 
@@ -26,7 +28,7 @@ public final class KernelBenchMain {
         }
         Options built = options.build();
         Collection<RunResult> results = new Runner(built).run();
-        Map<String, LeNetKernels.Call> costs;
+        Map<String, KernelOp.Call> costs;
         try (Device cpu = Backends.open("cpu", DeviceRequest.of(1)).getFirst()) {
             costs = LeNetKernels.on(cpu);
         }
@@ -35,7 +37,7 @@ public final class KernelBenchMain {
             String kernel = r.getParams().getParam("kernel");
             String backend = r.getParams().getParam("backend");
             double micros = r.getPrimaryResult().getScore();
-            var cost = costs.get(kernel).cost();
+            KernelOp.Call cost = costs.get(kernel);
             System.out.printf(Locale.ROOT, "| %s | %s | %.1f ± %.1f | %.1f | %.1f |%n", kernel, backend, micros,
                     r.getPrimaryResult().getScoreError(), cost.flops() / micros / 1e3, cost.bytes() / micros / 1e3);
         }

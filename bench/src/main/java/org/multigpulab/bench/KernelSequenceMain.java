@@ -6,6 +6,8 @@ import java.util.Map;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.Kernels;
 
 /**
  * Times kernels one after another in one JVM, in the order given, as a training step runs them. JMH gives each
@@ -25,21 +27,22 @@ public final class KernelSequenceMain {
             System.exit(2);
         }
         try (Device device = Backends.open(args[0], DeviceRequest.of(1)).getFirst()) {
-            Map<String, LeNetKernels.Call> calls = LeNetKernels.on(device);
+            Kernels kernels = device.kernels();
+            Map<String, KernelOp.Call> calls = LeNetKernels.on(device);
             for (String name : Arrays.copyOfRange(args, 1, args.length)) {
-                LeNetKernels.Call call = calls.get(name);
+                KernelOp.Call call = calls.get(name);
                 if (call == null) {
                     System.err.println("no kernel " + name + "; there are " + calls.keySet());
                     System.exit(2);
                 }
                 for (int i = 0; i < WARMUP; i++) {
-                    call.run().run();
+                    call.launch(kernels);
                     device.synchronize();
                 }
                 long[] nanos = new long[CALLS];
                 for (int i = 0; i < CALLS; i++) {
                     long start = System.nanoTime();
-                    call.run().run();
+                    call.launch(kernels);
                     device.synchronize();
                     nanos[i] = System.nanoTime() - start;
                 }

@@ -7,13 +7,23 @@ import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
-import org.multigpulab.device.KernelCost;
-import org.multigpulab.device.Kernels;
+import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.KernelOp.AvgPoolBackward;
+import org.multigpulab.device.KernelOp.AvgPoolForward;
+import org.multigpulab.device.KernelOp.Axpy;
+import org.multigpulab.device.KernelOp.BiasAdd;
+import org.multigpulab.device.KernelOp.BiasAddBackward;
+import org.multigpulab.device.KernelOp.Conv2dBackwardData;
+import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
+import org.multigpulab.device.KernelOp.Conv2dForward;
+import org.multigpulab.device.KernelOp.Gemm;
+import org.multigpulab.device.KernelOp.ReluBackward;
+import org.multigpulab.device.KernelOp.ReluForward;
 import org.multigpulab.device.PoolShape;
 
 /**
- * Every kernel call of one LeNet training step at a batch of 256, by name, with random operands on one device
- * and the work each call does ({@link KernelCost}), for benchmarks.
+ * Every kernel call of one LeNet training step at a batch of 256, by name, with random operands on one device:
+ * each a {@link KernelOp.Call}, which runs it ({@code launch}) and says the work it does, for benchmarks.
  */
 final class LeNetKernels {
 
@@ -24,44 +34,30 @@ final class LeNetKernels {
     static final PoolShape POOL2 = new PoolShape(BATCH * 50, 9, 9, 2, 2);
     static final BiasShape BIAS1 = new BiasShape(BATCH, 20, 26 * 26);
 
-    /** One call: what it runs and what it costs. */
-    record Call(Runnable run, KernelCost cost) {
-    }
-
-    static Map<String, Call> on(Device d) {
+    static Map<String, KernelOp.Call> on(Device d) {
         Random random = new Random(1);
-        Kernels k = d.kernels();
         Buffer x1 = random(d, CONV1.inputLength(), random), w1 = random(d, CONV1.filterLength(), random);
         Buffer y1 = random(d, CONV1.outputLength(), random), p1 = random(d, POOL1.outputLength(), random);
         Buffer w2 = random(d, CONV2.filterLength(), random), y2 = random(d, CONV2.outputLength(), random);
         Buffer x2 = random(d, CONV2.inputLength(), random), f = random(d, BATCH * 800, random);
         Buffer w3 = random(d, 800 * 128, random), h = random(d, BATCH * 128, random);
         Buffer b1 = random(d, 20, random), tmp1 = random(d, CONV1.outputLength(), random);
-        Map<String, Call> calls = new LinkedHashMap<>();
-        calls.put("conv1_forward", new Call(() -> k.conv2dForward(x1, w1, y1, CONV1), KernelCost.conv2dForward(CONV1)));
-        calls.put("conv1_backward_filter", new Call(() -> k.conv2dBackwardFilter(x1, y1, w1, CONV1),
-                KernelCost.conv2dBackwardFilter(CONV1)));
-        calls.put("conv2_forward", new Call(() -> k.conv2dForward(x2, w2, y2, CONV2), KernelCost.conv2dForward(CONV2)));
-        calls.put("conv2_backward_data", new Call(() -> k.conv2dBackwardData(y2, w2, x2, CONV2),
-                KernelCost.conv2dBackwardData(CONV2)));
-        calls.put("conv2_backward_filter", new Call(() -> k.conv2dBackwardFilter(x2, y2, w2, CONV2),
-                KernelCost.conv2dBackwardFilter(CONV2)));
-        calls.put("dense3_forward", new Call(() -> k.gemm(false, false, BATCH, 128, 800, 1f, f, w3, 0f, h),
-                KernelCost.gemm(BATCH, 128, 800, 0f)));
-        calls.put("dense3_backward_weight", new Call(() -> k.gemm(true, false, 800, 128, BATCH, 1f, f, h, 0f, w3),
-                KernelCost.gemm(800, 128, BATCH, 0f)));
-        calls.put("dense3_backward_data", new Call(() -> k.gemm(false, true, BATCH, 800, 128, 1f, h, w3, 0f, f),
-                KernelCost.gemm(BATCH, 800, 128, 0f)));
-        calls.put("bias1_add", new Call(() -> k.biasAdd(y1, b1, BIAS1), KernelCost.biasAdd(BIAS1)));
-        calls.put("bias1_backward", new Call(() -> k.biasAddBackward(y1, b1, BIAS1), KernelCost.biasAddBackward(BIAS1)));
-        calls.put("relu1_forward", new Call(() -> k.reluForward(y1, tmp1, CONV1.outputLength()),
-                KernelCost.reluForward(CONV1.outputLength())));
-        calls.put("relu1_backward", new Call(() -> k.reluBackward(y1, tmp1, tmp1, CONV1.outputLength()),
-                KernelCost.reluBackward(CONV1.outputLength())));
-        calls.put("pool1_forward", new Call(() -> k.avgPoolForward(y1, p1, POOL1), KernelCost.avgPoolForward(POOL1)));
-        calls.put("pool1_backward", new Call(() -> k.avgPoolBackward(p1, y1, POOL1), KernelCost.avgPoolBackward(POOL1)));
-        calls.put("sgd_w3_axpy", new Call(() -> k.axpy(-1e-6f, h.slice(0, 128 * 128), w3.slice(0, 128 * 128), 128 * 128),
-                KernelCost.axpy(128 * 128)));
+        Map<String, KernelOp.Call> calls = new LinkedHashMap<>();
+        calls.put("conv1_forward", new Conv2dForward(x1, w1, y1, CONV1));
+        calls.put("conv1_backward_filter", new Conv2dBackwardFilter(x1, y1, w1, CONV1));
+        calls.put("conv2_forward", new Conv2dForward(x2, w2, y2, CONV2));
+        calls.put("conv2_backward_data", new Conv2dBackwardData(y2, w2, x2, CONV2));
+        calls.put("conv2_backward_filter", new Conv2dBackwardFilter(x2, y2, w2, CONV2));
+        calls.put("dense3_forward", new Gemm(false, false, BATCH, 128, 800, 1f, f, w3, 0f, h));
+        calls.put("dense3_backward_weight", new Gemm(true, false, 800, 128, BATCH, 1f, f, h, 0f, w3));
+        calls.put("dense3_backward_data", new Gemm(false, true, BATCH, 800, 128, 1f, h, w3, 0f, f));
+        calls.put("bias1_add", new BiasAdd(y1, b1, BIAS1));
+        calls.put("bias1_backward", new BiasAddBackward(y1, b1, BIAS1));
+        calls.put("relu1_forward", new ReluForward(y1, tmp1, CONV1.outputLength()));
+        calls.put("relu1_backward", new ReluBackward(y1, tmp1, tmp1, CONV1.outputLength()));
+        calls.put("pool1_forward", new AvgPoolForward(y1, p1, POOL1));
+        calls.put("pool1_backward", new AvgPoolBackward(p1, y1, POOL1));
+        calls.put("sgd_w3_axpy", new Axpy(-1e-6f, h.slice(0, 128 * 128), w3.slice(0, 128 * 128), 128 * 128));
         return calls;
     }
 

@@ -30,12 +30,13 @@ public final class StatsCounter implements KernelObserver {
     }
 
     @Override
-    public void onKernel(KernelCost cost, long nanos) {
+    public void onKernel(KernelOp.Call call, long nanos) {
+        long callFlops = call.flops();
         kernelLaunches++;
-        flops += cost.flops();
-        kernelBytes += cost.bytes();
+        flops += callFlops;
+        kernelBytes += call.bytes();
         kernelNanos += nanos;
-        long[] tally = byKernel.computeIfAbsent(new KernelSize(cost.kernel(), cost.flops()), k -> new long[2]);
+        long[] tally = byKernel.computeIfAbsent(new KernelSize(call.op().kernelName(), callFlops), k -> new long[2]);
         tally[0]++;
         tally[1] += nanos;
     }

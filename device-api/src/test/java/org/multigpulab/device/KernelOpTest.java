@@ -3,6 +3,7 @@ package org.multigpulab.device;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.InvocationTargetException;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The descriptions in {@link KernelOp} agree with {@link Kernels} and with themselves: a record and a constant per
  * method, the record's buffers in the order of the constant's arguments, the {@link KernelOp.Wrapper} handing on
- * exactly its arguments, {@link KernelOp.Call#launch} making exactly the same call.
+ * exactly its arguments, {@link KernelOp.Call#launch} making exactly the same call; and the gate's messages.
  */
 class KernelOpTest {
 
@@ -148,6 +149,30 @@ class KernelOpTest {
         assertEquals("softmax_xent_forward", KernelOp.SOFTMAX_XENT_FORWARD.kernelName());
         assertEquals(KernelOp.values().length,
                 Arrays.stream(KernelOp.values()).map(KernelOp::kernelName).collect(Collectors.toSet()).size());
+    }
+
+    @Test
+    void theGateExplainsWhatIsWrongAndWhatToDo() {
+        List<String> counted = new ArrayList<>();
+        Kernels gate = new InstrumentedKernels(HERE, new KernelOp.Wrapper() {
+            @Override
+            protected void call(KernelOp.Call call) {
+            }
+        }, (call, nanos) -> counted.add(call.op().kernelName() + " " + call.flops()));
+        Buffer mine = buffer(HERE, 8), theirs = buffer(THERE, 8), short3 = buffer(HERE, 3);
+
+        assertEquals("relu_forward on sim:0 was given y that lives on sim:1; copy it to sim:0 first",
+                assertThrows(DeviceException.class, () -> gate.reluForward(mine, theirs, 8)).getMessage());
+        assertEquals("axpy on sim:0: y holds 3 floats but the shape needs 8",
+                assertThrows(DeviceException.class, () -> gate.axpy(1f, mine, short3, 8)).getMessage());
+        assertEquals("scale: element count must not be negative, got -1",
+                assertThrows(DeviceException.class, () -> gate.scale(1f, mine, -1)).getMessage());
+        assertEquals("gemm: m, n and k must be positive, got 0, 2, 2",
+                assertThrows(DeviceException.class,
+                        () -> gate.gemm(false, false, 0, 2, 2, 1f, mine, mine, 0f, mine)).getMessage());
+        assertTrue(counted.isEmpty(), "a refused call is not counted: " + counted);
+        gate.add(mine, mine, mine, 8);
+        assertEquals(List.of("add 8"), counted);
     }
 
     private static Device device(String id) {

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
-import org.multigpulab.device.KernelCost;
+import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.Kernels;
 
 /**
@@ -31,8 +31,8 @@ record HostCalibration(double flopsPerSec, double memoryBytesPerSec, double laun
             double stream = median(() -> k.add(x, y, z, STREAM), physical);
             double launch = median(() -> k.fill(0f, x, 1), physical);
             double copy = median(() -> physical.copyFromPeer(x, y), physical);
-            return new HostCalibration(KernelCost.conv2dForward(CONV2).flops() / conv,
-                    KernelCost.add(STREAM).bytes() / stream, launch, (double) STREAM * Float.BYTES / copy);
+            return new HostCalibration(new KernelOp.Conv2dForward(in, w, out, CONV2).flops() / conv,
+                    new KernelOp.Add(x, y, z, STREAM).bytes() / stream, launch, (double) STREAM * Float.BYTES / copy);
         }
     }
 

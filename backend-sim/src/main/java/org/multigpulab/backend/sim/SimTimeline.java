@@ -5,7 +5,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import org.multigpulab.device.DeviceStats;
-import org.multigpulab.device.KernelCost;
+import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.Timeline;
 
 /**
@@ -76,27 +76,35 @@ final class SimTimeline implements Timeline {
     }
 
     /**
-     * A kernel on device {@code d} that writes {@code out} and reads {@code in}, on the compute stream or, when
-     * {@code onComm}, on the communication stream; either way it is compute time, while communication time is
-     * the time the links are busy.
+     * A kernel call on device {@code d}, on the compute stream or, when {@code onComm}, on the communication
+     * stream; either way it is compute time, while communication time is the time the links are busy. It starts
+     * once the buffers it reads are written and the ones it writes are no longer read or written.
      */
-    void kernel(int d, boolean onComm, KernelCost cost, SimBuffer out, SimBuffer... in) {
+    void kernel(int d, boolean onComm, KernelOp.Call call) {
         host += profile.launchSec();
         double[] stream = onComm ? comm : compute;
-        double start = max(host, stream[d], out.writable());
-        for (SimBuffer b : in) {
-            start = Math.max(start, b.readable());
+        double start = Math.max(host, stream[d]);
+        int buffers = call.op().args().size();
+        for (int i = 0; i < buffers; i++) {
+            SimBuffer b = (SimBuffer) call.buffer(i);
+            start = Math.max(start, call.writes(i) ? b.writable() : b.readable());
         }
-        double seconds = profile.kernelSeconds(cost.flops(), cost.bytes());
+        double seconds = profile.kernelSeconds(call.flops(), call.bytes());
         double end = start + seconds;
         stream[d] = end;
-        out.written(end);
-        for (SimBuffer b : in) {
-            b.read(end);
+        for (int i = 0; i < buffers; i++) {
+            if (call.writes(i)) {
+                ((SimBuffer) call.buffer(i)).written(end);
+            }
+        }
+        for (int i = 0; i < buffers; i++) {
+            if (call.reads(i)) {
+                ((SimBuffer) call.buffer(i)).read(end);
+            }
         }
         computeBusy[d] += seconds;
         busy[d].add(start, end);
-        event(d, onComm ? "comm" : "compute", cost.kernel(), "kernel", start, seconds);
+        event(d, onComm ? "comm" : "compute", call.op().kernelName(), "kernel", start, seconds);
         cluster.device(d).spanned(start, end);
     }
 

@@ -12,7 +12,7 @@ import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceRequest;
-import org.multigpulab.device.KernelCost;
+import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.Timeline;
 
 /** The cost model, one rule at a time, on T4s over PCIe 3 unless a test says otherwise. */
@@ -42,19 +42,20 @@ class SimTimelineTest {
         double before = t.now();
         d.get(0).kernels().gemm(false, false, 512, 512, 512, 1f, a, b, 0f, c);   // 268 MFLOP, 3 MB: arithmetic
         double gemm = t.now() - before;
-        KernelCost g = KernelCost.gemm(512, 512, 512, 0f);
+        KernelOp.Call g = new KernelOp.Gemm(false, false, 512, 512, 512, 1f, a, b, 0f, c);
         assertEquals(T4.launchSec() + g.flops() / T4.flopsPerSec(), gemm, EPS);
         before = t.now();
         d.get(0).kernels().add(a, b, c, 512 * 512);                                // 0.26 MFLOP, 3 MB: memory
         // the host issued it while the GEMM ran, so it follows the GEMM without a launch gap
-        assertEquals(KernelCost.add(512 * 512).bytes() / T4.memoryBytesPerSec(), t.now() - before, EPS);
+        assertEquals(new KernelOp.Add(a, b, c, 512 * 512).bytes() / T4.memoryBytesPerSec(), t.now() - before, EPS);
     }
 
     @Test
     void kernelsOfOneGpuRunInOrderAndGpusRunSideBySide() {
         List<Device> d = open(2);
         Buffer x0 = d.get(0).allocate(1 << 20), x1 = d.get(1).allocate(1 << 20);
-        double one = T4.kernelSeconds(KernelCost.scale(1 << 20).flops(), KernelCost.scale(1 << 20).bytes());
+        KernelOp.Call scale = new KernelOp.Scale(2f, x0, 1 << 20);
+        double one = T4.kernelSeconds(scale.flops(), scale.bytes());
         for (int i = 0; i < 3; i++) {
             d.get(0).kernels().scale(2f, x0, 1 << 20);
             d.get(1).kernels().scale(2f, x1, 1 << 20);

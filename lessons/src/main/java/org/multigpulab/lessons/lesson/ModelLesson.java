@@ -10,7 +10,7 @@ import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
-import org.multigpulab.device.KernelCost;
+import org.multigpulab.device.KernelOp;
 
 /** The notebook's "Model" cell: the LeNet variant, the shape after every step, and its parameter count. */
 public final class ModelLesson implements Lesson {
@@ -64,7 +64,7 @@ public final class ModelLesson implements Lesson {
         List<HostTensor> params = LeNet.initParams(0);
         double convParams = params.subList(0, 4).stream().mapToInt(HostTensor::size).sum();
         long convFlops = new ConvShape(1, 1, 28, 28, 20, 3, 3).flops() + new ConvShape(1, 20, 13, 13, 50, 5, 5).flops();
-        long denseFlops = KernelCost.gemm(1, 128, 800, 0).flops() + KernelCost.gemm(1, 10, 128, 0).flops();
+        long denseFlops = KernelOp.Gemm.flops(1, 128, 800) + KernelOp.Gemm.flops(1, 10, 128);
         out.printf("Notice: the two convolutions hold %.0f%% of the parameters but do %.0f%% of the multiply-adds;"
                         + " W3 alone is %.0f%% of the gradient the allreduce moves every step.%n",
                 100 * convParams / model.parameters(), 100.0 * convFlops / (convFlops + denseFlops),
