@@ -5,6 +5,7 @@ import java.util.List;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.KernelOp;
 
 /**
  * Measures what one kernel launch costs on {@code opencl:0}, beyond the kernel's own work: a one-element
@@ -35,7 +36,7 @@ public final class LaunchOverhead {
             }
             long[] deviceNanos = new long[101];
             for (int i = 0; i < deviceNanos.length; i++) {
-                deviceNanos[i] = device.profile("fill", 1, 1f, one);
+                deviceNanos[i] = device.profile(KernelOp.FILL, 1, 1f, one);
             }
             Arrays.sort(hostMicros);
             Arrays.sort(deviceNanos);

@@ -11,7 +11,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +24,7 @@ import org.multigpulab.device.DeviceId;
 import org.multigpulab.device.DeviceInfo;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.InstrumentedKernels;
+import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.StatsCounter;
 
@@ -36,10 +37,6 @@ final class OpenClDevice implements Device {
 
     /** The OpenCL C sources, one file per family of kernels, built into one program. */
     private static final List<String> SOURCES = List.of("conv.cl", "pool.cl", "elementwise.cl", "gemm.cl", "loss.cl");
-    private static final List<String> KERNELS = List.of("conv2d_forward", "conv2d_backward_data",
-            "conv2d_backward_filter", "bias_add", "bias_add_backward", "avg_pool_forward", "avg_pool_backward",
-            "relu_forward", "relu_backward", "axpy", "scale", "add", "fill", "gemm", "softmax_xent_forward",
-            "softmax_xent_backward", "argmax_matches");
 
     private final DeviceInfo info;
     private final Arena arena = Arena.ofShared();
@@ -47,7 +44,8 @@ final class OpenClDevice implements Device {
     private final MemorySegment context;
     private final MemorySegment queue;
     private final MemorySegment program;
-    private final Map<String, MemorySegment> kernelHandles = new HashMap<>();
+    /** One kernel per op, named as the op ({@link KernelOp#kernelName()}). */
+    private final Map<KernelOp, MemorySegment> kernelHandles = new EnumMap<>(KernelOp.class);
     private final Set<OpenClBuffer> live = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Kernels kernels;
     /** Scratch for kernel arguments and sizes: OpenCL copies them at the call, so one is enough. */
@@ -66,9 +64,8 @@ final class OpenClDevice implements Device {
         queue = OpenCl.create("clCreateCommandQueue", OpenCl.clCreateCommandQueue, arena, context, found.device(),
                 OpenCl.CL_QUEUE_PROFILING_ENABLE);
         program = build(found.device());
-        for (String name : KERNELS) {
-            kernelHandles.put(name, OpenCl.create("clCreateKernel", OpenCl.clCreateKernel, arena, program,
-                    arena.allocateFrom(name)));
+        for (KernelOp op : KernelOp.values()) {
+            kernelHandles.put(op, kernel(op));
         }
         kernels = new InstrumentedKernels(this, new OpenClKernels(this), stats);
     }
@@ -107,6 +104,16 @@ final class OpenClDevice implements Device {
             throw new OpenClException(e.getMessage() + "; the compiler said:\n" + buildLog(built, device), e);
         }
         return built;
+    }
+
+    private MemorySegment kernel(KernelOp op) {
+        try {
+            return OpenCl.create("clCreateKernel", OpenCl.clCreateKernel, arena, program,
+                    arena.allocateFrom(op.kernelName()));
+        } catch (OpenClException e) {
+            throw new OpenClException(e.getMessage() + ": every op of KernelOp needs a __kernel void "
+                    + op.kernelName() + "(…) in one of " + SOURCES, e);
+        }
     }
 
     private String buildLog(MemorySegment built, MemorySegment device) {
@@ -215,22 +222,22 @@ final class OpenClDevice implements Device {
         stats.copiedFromPeer(bytes);
     }
 
-    /** Sets the arguments of kernel {@code name} and enqueues it over {@code global} work-items. */
-    void launch(String name, long global, Object... args) {
+    /** Sets the arguments of the kernel of {@code op} and enqueues it over {@code global} work-items. */
+    void launch(KernelOp op, long global, Object... args) {
         if (global > 0) {
-            enqueue(name, global, MemorySegment.NULL, args);
+            enqueue(op, global, MemorySegment.NULL, args);
         }
     }
 
     /**
-     * Runs kernel {@code name} once, alone on the queue, and returns its duration on the device in nanoseconds
+     * Runs the kernel of {@code op} once, alone on the queue, and returns its duration on the device in nanoseconds
      * from the event's profiling counters (the queue was made with profiling on).
      */
-    long profile(String name, long global, Object... args) {
+    long profile(KernelOp op, long global, Object... args) {
         synchronize();
         try (Arena temp = Arena.ofConfined()) {
             MemorySegment event = temp.allocate(ADDRESS);
-            enqueue(name, global, event, args);
+            enqueue(op, global, event, args);
             OpenCl.call("clWaitForEvents", OpenCl.clWaitForEvents, 1, event);
             MemorySegment handle = event.get(ADDRESS, 0);
             MemorySegment start = temp.allocate(JAVA_LONG), end = temp.allocate(JAVA_LONG);
@@ -244,8 +251,9 @@ final class OpenClDevice implements Device {
     }
 
     /** Buffers become two arguments, the cl_mem and its element offset; Integers and Floats one each. */
-    private void enqueue(String name, long global, MemorySegment event, Object[] args) {
-        MemorySegment kernel = kernelHandles.get(name);
+    private void enqueue(KernelOp op, long global, MemorySegment event, Object[] args) {
+        MemorySegment kernel = kernelHandles.get(op);
+        String name = op.kernelName();
         int index = 0;
         try {
             for (Object arg : args) {

@@ -3,6 +3,7 @@ package org.multigpulab.backend.opencl;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
@@ -31,87 +32,88 @@ final class OpenClKernels implements Kernels {
 
     @Override
     public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
-        device.launch("conv2d_forward", s.outputLength(), with(new Object[] {x, w, y}, conv(s)));
+        device.launch(KernelOp.CONV2D_FORWARD, s.outputLength(), with(new Object[] {x, w, y}, conv(s)));
     }
 
     @Override
     public void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
-        device.launch("conv2d_backward_data", s.inputLength(), with(new Object[] {dy, w, dx}, conv(s)));
+        device.launch(KernelOp.CONV2D_BACKWARD_DATA, s.inputLength(), with(new Object[] {dy, w, dx}, conv(s)));
     }
 
     @Override
     public void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
-        device.launch("conv2d_backward_filter", s.filterLength(), with(new Object[] {x, dy, dw}, conv(s)));
+        device.launch(KernelOp.CONV2D_BACKWARD_FILTER, s.filterLength(), with(new Object[] {x, dy, dw}, conv(s)));
     }
 
     @Override
     public void biasAdd(Buffer y, Buffer b, BiasShape s) {
-        device.launch("bias_add", s.length(), y, b, s.channels(), s.inner());
+        device.launch(KernelOp.BIAS_ADD, s.length(), y, b, s.channels(), s.inner());
     }
 
     @Override
     public void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
-        device.launch("bias_add_backward", s.channels(), dy, db, s.outer(), s.channels(), s.inner());
+        device.launch(KernelOp.BIAS_ADD_BACKWARD, s.channels(), dy, db, s.outer(), s.channels(), s.inner());
     }
 
     @Override
     public void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
-        device.launch("avg_pool_forward", s.outputLength(), x, y, s.height(), s.width(), s.window(), s.stride());
+        device.launch(KernelOp.AVG_POOL_FORWARD, s.outputLength(), x, y, s.height(), s.width(), s.window(), s.stride());
     }
 
     @Override
     public void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
-        device.launch("avg_pool_backward", s.inputLength(), dy, dx, s.height(), s.width(), s.window(), s.stride());
+        device.launch(KernelOp.AVG_POOL_BACKWARD, s.inputLength(), dy, dx, s.height(), s.width(), s.window(),
+                s.stride());
     }
 
     @Override
     public void reluForward(Buffer x, Buffer y, int n) {
-        device.launch("relu_forward", n, x, y);
+        device.launch(KernelOp.RELU_FORWARD, n, x, y);
     }
 
     @Override
     public void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
-        device.launch("relu_backward", n, x, dy, dx);
+        device.launch(KernelOp.RELU_BACKWARD, n, x, dy, dx);
     }
 
     @Override
     public void gemm(boolean transA, boolean transB, int m, int n, int k,
                      float alpha, Buffer a, Buffer b, float beta, Buffer c) {
-        device.launch("gemm", (long) m * n, transA ? 1 : 0, transB ? 1 : 0, m, n, k, alpha, a, b, beta, c);
+        device.launch(KernelOp.GEMM, (long) m * n, transA ? 1 : 0, transB ? 1 : 0, m, n, k, alpha, a, b, beta, c);
     }
 
     @Override
     public void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
-        device.launch("softmax_xent_forward", batch, logits, labels, loss, classes);
+        device.launch(KernelOp.SOFTMAX_XENT_FORWARD, batch, logits, labels, loss, classes);
     }
 
     @Override
     public void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
-        device.launch("softmax_xent_backward", batch, logits, labels, dlogits, classes);
+        device.launch(KernelOp.SOFTMAX_XENT_BACKWARD, batch, logits, labels, dlogits, classes);
     }
 
     @Override
     public void axpy(float alpha, Buffer x, Buffer y, int n) {
-        device.launch("axpy", n, alpha, x, y);
+        device.launch(KernelOp.AXPY, n, alpha, x, y);
     }
 
     @Override
     public void scale(float alpha, Buffer x, int n) {
-        device.launch("scale", n, alpha, x);
+        device.launch(KernelOp.SCALE, n, alpha, x);
     }
 
     @Override
     public void add(Buffer a, Buffer b, Buffer out, int n) {
-        device.launch("add", n, a, b, out);
+        device.launch(KernelOp.ADD, n, a, b, out);
     }
 
     @Override
     public void fill(float value, Buffer x, int n) {
-        device.launch("fill", n, value, x);
+        device.launch(KernelOp.FILL, n, value, x);
     }
 
     @Override
     public void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
-        device.launch("argmax_matches", 1, logits, labels, count, batch, classes);
+        device.launch(KernelOp.ARGMAX_MATCHES, 1, logits, labels, count, batch, classes);
     }
 }
