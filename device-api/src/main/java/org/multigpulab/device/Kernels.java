@@ -8,7 +8,8 @@ package org.multigpulab.device;
  *
  * <p>Everything above this interface (autograd, the model, the optimizer, the collectives, the trainer) is
  * written once against it, so a new backend implements these methods and passes the conformance kit.
- * Work may run asynchronously until {@link Device#synchronize()} or a download.
+ * Work may run asynchronously until {@link Device#synchronize()} or a download. Each op is described once in
+ * {@link KernelOp}: its name, the buffers it reads and writes, the elements each must hold, its cost.
  */
 public interface Kernels {
 
