@@ -72,8 +72,7 @@ final class Gemm {
     /**
      * C[m, n] = A[m, k] · B[k, n], C written without being read, where B is a packed panel (row p at
      * {@code b[p·ldb]}) that its caller just wrote, so it is in cache. A's rows are {@code lda} apart, C's
-     * {@code ldc}. Only a store, never {@code +=}: a multiply that adds into C, run in the same JVM as these,
-     * made the JIT's code for all of them slower (see the filter gradient in {@code CpuKernels}).
+     * {@code ldc}. Only a store, never {@code +=}, for the reason given at {@link #accumulate}.
      */
     static void multiplyPanel(int m, int n, int k, float[] a, int aOff, int lda, float[] b, int ldb,
                               float[] c, int cOff, int ldc) {
@@ -151,7 +150,7 @@ final class Gemm {
     }
 
     /**
-     * C[4 rows, 4L columns at c0] += alpha · A[4 rows at a0, :] · B[:, 4L columns at b0]: sixteen accumulators,
+     * C[4 rows, 4L columns at c0] ← alpha · A[4 rows at a0, :] · B[:, 4L columns at b0]: sixteen accumulators,
      * and per step of k four loads of B and four broadcasts of A feed sixteen fused multiply-adds.
      */
     private static void fourRowsFourVectors(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
@@ -206,7 +205,7 @@ final class Gemm {
         accumulate(c, c0 + 3 * ldc + 3 * L, alpha, c33, store);
     }
 
-    /** C[4 rows, 2L columns at c0] += alpha · A[4 rows at a0, :] · B[:, 2L columns at b0]. */
+    /** C[4 rows, 2L columns at c0] ← alpha · A[4 rows at a0, :] · B[:, 2L columns at b0]. */
     private static void fourRowsTwoVectors(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
             float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
         FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
@@ -241,7 +240,7 @@ final class Gemm {
         accumulate(c, c0 + 3 * ldc + L, alpha, c31, store);
     }
 
-    /** C[4 rows, L columns at c0] += alpha · A[4 rows at a0, :] · B[:, L columns at b0]. */
+    /** C[4 rows, L columns at c0] ← alpha · A[4 rows at a0, :] · B[:, L columns at b0]. */
     private static void fourRowsOneVector(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
             float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
         FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S);
@@ -260,7 +259,7 @@ final class Gemm {
         accumulate(c, c0 + 3 * ldc, alpha, c3v, store);
     }
 
-    /** C[2 rows, 4L columns at c0] += alpha · A[2 rows at a0, a1] · B[:, 4L columns at b0]: eight accumulators. */
+    /** C[2 rows, 4L columns at c0] ← alpha · A[2 rows at a0, a1] · B[:, 4L columns at b0]: eight accumulators. */
     private static void twoRowsFourVectors(int k, float alpha, float[] a, int a0, int a1, int[] cols,
                                            float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
         FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S), c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
@@ -294,7 +293,7 @@ final class Gemm {
     }
 
     /**
-     * C[1 row, 4L columns at c0] += alpha · A[1 row at a0, :] · B[:, 4L columns at b0]: a row left over below
+     * C[1 row, 4L columns at c0] ← alpha · A[1 row at a0, :] · B[:, 4L columns at b0]: a row left over below
      * the four-row blocks (conv2's 50 output channels leave two), with four accumulators so that four fused
      * multiply-adds are in flight instead of one waiting on the last.
      */
@@ -316,7 +315,7 @@ final class Gemm {
         accumulate(c, c0 + 3 * L, alpha, c3v, store);
     }
 
-    /** C[1 row, L columns at c0] += alpha · A[1 row at a0, :] · B[:, L columns at b0]. */
+    /** C[1 row, L columns at c0] ← alpha · A[1 row at a0, :] · B[:, L columns at b0]. */
     private static void oneRowOneVector(int k, float alpha, float[] a, int a0, int[] cols,
                                         float[] b, int b0, int ldb, float[] c, int c0, boolean store) {
         FloatVector acc = FloatVector.zero(S);
@@ -327,7 +326,7 @@ final class Gemm {
     }
 
     /**
-     * C[4 rows, the columns of {@code part} at c0] += alpha · A[4 rows] · B[:, those columns]: the columns left
+     * C[4 rows, the columns of {@code part} at c0] ← alpha · A[4 rows] · B[:, those columns]: the columns left
      * after the whole vectors (a dense layer's 10 classes are all such), under a mask, so they still run four
      * independent vector sums instead of one scalar chain per column.
      */
@@ -349,7 +348,7 @@ final class Gemm {
         accumulate(c, c0 + 3 * ldc, alpha, c3v, store, part);
     }
 
-    /** C[1 row, the columns of {@code part} at c0] += alpha · A[1 row] · B[:, those columns]. */
+    /** C[1 row, the columns of {@code part} at c0] ← alpha · A[1 row] · B[:, those columns]. */
     private static void oneRowPartVector(int k, float alpha, float[] a, int a0, int[] cols, float[] b, int b0,
                                          int ldb, float[] c, int c0, boolean store, VectorMask<Float> part) {
         FloatVector acc = FloatVector.zero(S);
@@ -435,8 +434,8 @@ final class Gemm {
     /**
      * C at {@code at} gets alpha·v: added to it, or with {@code store} (beta = 0) written over it unread. Each
      * case ends in its own store, so no vector value is chosen by a condition. Once both cases have run in one
-     * JVM the compiled kernels are slower for both (see the filter gradient in {@code CpuKernels}), so training
-     * uses only {@code store}.
+     * JVM the JIT's code for every kernel that calls this is slower (docs/performance-log.md), so every multiply
+     * in training stores its product, and callers that need a sum add the stored product themselves.
      */
     private static void accumulate(float[] c, int at, float alpha, FloatVector v, boolean store) {
         if (store) {
