@@ -10,7 +10,7 @@ import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
-import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainResult;
@@ -130,7 +130,7 @@ final class TrainCommand implements Callable<Integer> {
             throw new UserError("--batch-size " + batchSize + " cannot be split over " + devices
                     + " devices; use a batch of at least " + devices);
         }
-        GradientAllReduce allReduce = GradientAllReduce.named(allreduce);
+        AllReduceAlgorithm allReduce = AllReduceAlgorithm.named(allreduce);
         if (bucketMb != null && !(bucketMb > 0 && bucketMb <= 1e6)) {
             throw new UserError("--bucket-mb must be a positive number of megabytes such as 25, not " + bucketMb);
         }
@@ -167,7 +167,7 @@ final class TrainCommand implements Callable<Integer> {
         }
     }
 
-    private int train(ProcessGroup group, DeviceSetup deviceSetup, int devices, GradientAllReduce allReduce) {
+    private int train(ProcessGroup group, DeviceSetup deviceSetup, int devices, AllReduceAlgorithm allReduce) {
         PrintStream out = System.out;
         // Only rank 0 prints, plots, saves and reports; the others train in silence.
         boolean lead = group.rank() == 0;

@@ -16,7 +16,7 @@ import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.data.HostBatch;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
-import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.parallel.GradientBuckets;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Scatter;
@@ -40,7 +40,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final List<Replica> deviceParams;
     private final List<Workspace> workspaces;
     private final TrainConfig config;
-    private final GradientAllReduce allReduce;
+    private final AllReduceAlgorithm allReduce;
     private double[] shares;
     private List<GradientBuckets.Bucket> buckets;
     private ProcessGroup group = ProcessGroup.SINGLE;
@@ -52,12 +52,12 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** The seed's {@code device_params = [get_params(params, d) for d in devices]}. */
     public DataParallelTrainer(List<Device> devices, List<HostTensor> params, TrainConfig config) {
-        this(devices, params, config, GradientAllReduce.NAIVE);
+        this(devices, params, config, AllReduceAlgorithm.NAIVE);
     }
 
     /** A trainer whose gradients are summed by {@code allReduce} instead of the notebook's algorithm. */
     public DataParallelTrainer(List<Device> devices, List<HostTensor> params, TrainConfig config,
-                               GradientAllReduce allReduce) {
+                               AllReduceAlgorithm allReduce) {
         if (devices.isEmpty()) {
             throw new IllegalArgumentException("training needs at least one device");
         }
@@ -168,7 +168,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                 for (int p = 0; p < deviceParams.getFirst().params().size(); p++) {
                     int param = p;
                     try (Ranges r = onAll("allreduce " + deviceParams.getFirst().names().get(p))) {
-                        allReduce.allReduce(param, deviceParams.stream().map(x -> x.params().get(param).grad()).toList());
+                        allReduce.allReduce(deviceParams.stream().map(x -> x.params().get(param).grad()).toList(), param);
                     }
                 }
                 crossRank(0, deviceParams.getFirst().gradients().length());
@@ -232,8 +232,8 @@ public final class DataParallelTrainer implements AutoCloseable {
             GradientBuckets.Bucket b = buckets.get(bucketOf[p]);
             if (--waiting[b.index()] == 0) {
                 try (Ranges r = onAll("allreduce bucket " + b.index())) {
-                    allReduce.allReduce(b.index(), deviceParams.stream()
-                            .map(x -> x.gradients().slice(b.offset(), b.length())).toList());
+                    allReduce.allReduce(deviceParams.stream()
+                            .map(x -> x.gradients().slice(b.offset(), b.length())).toList(), b.index());
                 }
                 crossRank(b.offset(), b.length());
             }

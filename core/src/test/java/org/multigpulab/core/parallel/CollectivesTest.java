@@ -71,16 +71,49 @@ class CollectivesTest {
         return offsets[i + 1] - offsets[i];
     }
 
+    /** The notebook's allreduce: reduce onto device 0, then broadcast from it. */
     @ParameterizedTest
     @MethodSource("cases")
     void naiveSumsOnTheRootAndSendsItBack(int k, int n) {
-        for (int root : new int[] {0, k - 1}) {
-            Run r = run(k, n, data -> Collectives.allReduce(data, root));
+        Run r = run(k, n, Collectives::allReduce);
+        for (int i = 0; i < k; i++) {
+            assertArrayEquals(sum(k, n), r.after().get(i), "device " + i);
+            long expected = i == 0 ? (long) (k - 1) * n : n;
+            assertEquals(expected, r.received()[i], "received by " + i);
+            assertEquals(expected, r.sent()[i], "sent by " + i);
+        }
+    }
+
+    /** Tensor t is summed on device t mod k: the naive algorithm's traffic, with that device as the root. */
+    @ParameterizedTest
+    @MethodSource("cases")
+    void spreadRootsTensorTOnDeviceTModK(int k, int n) {
+        for (int tensor : new int[] {0, k - 1, k + 1}) {
+            int root = tensor % k;
+            Run r = run(k, n, data -> AllReduceAlgorithm.SPREAD.allReduce(data, tensor));
             for (int i = 0; i < k; i++) {
                 assertArrayEquals(sum(k, n), r.after().get(i), "device " + i);
                 long expected = i == root ? (long) (k - 1) * n : n;
-                assertEquals(expected, r.received()[i], "received by " + i);
-                assertEquals(expected, r.sent()[i], "sent by " + i);
+                assertEquals(expected, r.received()[i], "tensor " + tensor + ": received by " + i);
+                assertEquals(expected, r.sent()[i], "tensor " + tensor + ": sent by " + i);
+            }
+        }
+    }
+
+    /** NCCL's reduce: the sum on the root only, the other buffers as they were. */
+    @ParameterizedTest
+    @MethodSource("cases")
+    void reduceLeavesTheSumOnTheRootOnly(int k, int n) {
+        for (int root : new int[] {0, k - 1}) {
+            Run r = run(k, n, data -> Collectives.reduce(data, root));
+            for (int i = 0; i < k; i++) {
+                if (i == root) {
+                    assertArrayEquals(sum(k, n), r.after().get(i), "root " + i);
+                } else {
+                    assertEquals(value(i, n - 1), r.after().get(i)[n - 1], "device " + i + " keeps its own");
+                }
+                assertEquals(i == root ? (long) (k - 1) * n : 0, r.received()[i], "received by " + i);
+                assertEquals(i == root ? 0 : n, r.sent()[i], "sent by " + i);
             }
         }
     }
@@ -88,7 +121,7 @@ class CollectivesTest {
     @ParameterizedTest
     @MethodSource("cases")
     void ringMovesTwoKMinusOneOverKOfTheBufferPerDevice(int k, int n) {
-        Run r = run(k, n, Collectives::ringAllReduce);
+        Run r = run(k, n, data -> Collectives.allReduce(data, AllReduceAlgorithm.RING));
         for (int i = 0; i < k; i++) {
             assertArrayEquals(sum(k, n), r.after().get(i), "device " + i);
             assertEquals(2L * n - chunk(n, k, i - 1) - chunk(n, k, i), r.received()[i], "received by " + i);
@@ -133,7 +166,7 @@ class CollectivesTest {
     @ParameterizedTest
     @MethodSource("cases")
     void treeSumsUpAndBroadcastsDown(int k, int n) {
-        Run r = run(k, n, Collectives::treeAllReduce);
+        Run r = run(k, n, data -> Collectives.allReduce(data, AllReduceAlgorithm.TREE));
         for (int i = 0; i < k; i++) {
             assertArrayEquals(sum(k, n), r.after().get(i), "device " + i);
             int children = (2 * i + 1 < k ? 1 : 0) + (2 * i + 2 < k ? 1 : 0);

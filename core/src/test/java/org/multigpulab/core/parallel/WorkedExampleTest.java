@@ -59,7 +59,7 @@ class WorkedExampleTest {
 
     @Test
     void splittingTheSumOverTheGpusTakes15Milliseconds() {
-        Timing t = time(4, "t4", "pcie3", Collectives::ringAllReduce);
+        Timing t = time(4, "t4", "pcie3", grads -> Collectives.allReduce(grads, AllReduceAlgorithm.RING));
         // each GPU sends and receives 3 quarters to reduce, 3 quarters to gather, in both directions at once
         for (double c : t.comm()) {
             assertEquals(0.015, c, 0.015 * 0.03);
@@ -69,7 +69,7 @@ class WorkedExampleTest {
 
     @Test
     void ringOverNvlinkOnEightV100sTakesAbout6Milliseconds() {
-        Timing t = time(8, "v100", "nvlink2", Collectives::ringAllReduce);
+        Timing t = time(8, "v100", "nvlink2", grads -> Collectives.allReduce(grads, AllReduceAlgorithm.RING));
         // 2(N−1)/N · 160 MB at 3 × 18 GB/s, plus 14 hops' latency (and, within 1%, the host issuing the copies
         // one after another); d2l rounds 2(N−1)/N up to 2: 5.9 ms
         double model = 2.0 * 7 / 8 * BYTES / 54e9 + 14 * 5e-6;

@@ -12,7 +12,7 @@ import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
-import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.parallel.GradientBuckets;
 import org.multigpulab.core.parallel.Replica;
 
@@ -28,7 +28,7 @@ class BucketedAllReduceTest {
     private static Run train(String allreduce, long bucketBytes) {
         FashionMnist.Splits data = Synthetic.splits(1024, 64);
         try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2, "t4", "pcie3"), LeNet.initParams(3),
-                new TrainConfig(1, 256, 0.2f, 1, false, true), GradientAllReduce.named(allreduce))) {
+                new TrainConfig(1, 256, 0.2f, 1, false, true), AllReduceAlgorithm.named(allreduce))) {
             trainer.setBucketBytes(bucketBytes);
             TrainResult result = trainer.train(data, new TrainingListener() { });
             return new Run(trainer.parameters(), result.simulatedSecPerEpoch());

@@ -58,7 +58,7 @@ class DataParallelTrainerTest {
             naive = t.parameters();
         }
         try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), init, config,
-                org.multigpulab.core.parallel.GradientAllReduce.named(algorithm))) {
+                org.multigpulab.core.parallel.AllReduceAlgorithm.named(algorithm))) {
             t.train(data, new TrainingListener() { });
             other = t.parameters();
         }

@@ -3,7 +3,7 @@ package org.multigpulab.lessons.lesson;
 import java.util.ArrayList;
 import java.util.List;
 import org.multigpulab.core.model.ParameterDistance;
-import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Buffer;
@@ -16,7 +16,7 @@ import org.multigpulab.device.Device;
 public final class AllreduceBugLesson implements Lesson {
 
     /** The notebook's allreduce as written: the copy back lands in a new buffer, not in the gradient. */
-    public static final GradientAllReduce AS_WRITTEN = (param, grads) -> {
+    public static final AllReduceAlgorithm AS_WRITTEN = (grads, tensor) -> {
         List<Buffer> data = new ArrayList<>(grads);
         Buffer root = data.getFirst();
         Device device0 = root.device();
@@ -49,7 +49,7 @@ public final class AllreduceBugLesson implements Lesson {
         return "the notebook's allreduce rebinds a list slot: replicas 1..k-1 go stale; shown beside the fix on 4 GPUs";
     }
 
-    public Outcome train(LessonContext ctx, GradientAllReduce allReduce) {
+    public Outcome train(LessonContext ctx, AllReduceAlgorithm allReduce) {
         List<Double> accuracy = new ArrayList<>();
         double[] drift = new double[1];
         var result = ctx.train(ctx.gpus(4), LessonContext.recipe(ctx.epochs(2), ctx.batchSize(), 0.2f), allReduce,
@@ -71,7 +71,7 @@ public final class AllreduceBugLesson implements Lesson {
     public void run(LessonContext ctx) {
         var out = ctx.out();
         Outcome buggy = train(ctx, AS_WRITTEN);
-        Outcome fixed = train(ctx, GradientAllReduce.NAIVE);
+        Outcome fixed = train(ctx, AllReduceAlgorithm.NAIVE);
         out.printf("notebook's allreduce: test acc on device 0 %.3f; per replica %s; replica 1 differs from replica 0 by %.1f%%%n",
                 buggy.lastTestAcc(), format(buggy.replicaAccuracy()), 100 * buggy.drift());
         out.printf("fixed allreduce:      test acc on device 0 %.3f; per replica %s; replica 1 differs from replica 0 by %.1f%%%n",

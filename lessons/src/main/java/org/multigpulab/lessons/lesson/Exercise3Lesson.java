@@ -2,7 +2,7 @@ package org.multigpulab.lessons.lesson;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Device;
 
@@ -34,7 +34,7 @@ public final class Exercise3Lesson implements Lesson {
         return "allreduce on different GPUs for different parameters, and the ring: the traffic spreads over the devices";
     }
 
-    public Traffic measure(LessonContext ctx, String name, GradientAllReduce allReduce) {
+    public Traffic measure(LessonContext ctx, String name, AllReduceAlgorithm allReduce) {
         List<Long> received = new ArrayList<>();
         var result = ctx.train(ctx.gpus(4), LessonContext.recipe(ctx.epochs(1), ctx.batchSize(), 0.2f), allReduce,
                 new TrainingListener() { }, trainer -> {
@@ -47,9 +47,9 @@ public final class Exercise3Lesson implements Lesson {
 
     @Override
     public void run(LessonContext ctx) {
-        Traffic naive = measure(ctx, "all on device 0", GradientAllReduce.NAIVE);
-        Traffic spread = measure(ctx, "parameter i on device i mod k", GradientAllReduce.SPREAD);
-        Traffic ring = measure(ctx, "ring (every tensor in k chunks)", GradientAllReduce.RING);
+        Traffic naive = measure(ctx, "all on device 0", AllReduceAlgorithm.NAIVE);
+        Traffic spread = measure(ctx, "parameter i on device i mod k", AllReduceAlgorithm.SPREAD);
+        Traffic ring = measure(ctx, "ring (every tensor in k chunks)", AllReduceAlgorithm.RING);
         for (Traffic t : List.of(naive, spread, ring)) {
             ctx.out().printf("%-32s MB received per device %s, total %.1f MB, busiest %.1f MB; %.1f wall sec/epoch%n",
                     t.algorithm(), t.bytesReceived().stream().map(b -> String.format("%.1f", b / 1e6)).toList(),

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.LeNet;
-import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainResult;
@@ -124,13 +124,13 @@ public final class LessonContext {
      * tells {@code listener} each epoch, hands the trained replicas to {@code inspect} before they are freed,
      * and closes the devices.
      */
-    public TrainResult train(int count, TrainConfig config, GradientAllReduce allReduce, TrainingListener listener,
+    public TrainResult train(int count, TrainConfig config, AllReduceAlgorithm allReduce, TrainingListener listener,
                              Consumer<DataParallelTrainer> inspect) {
         return train(devices, count, config, allReduce, listener, inspect);
     }
 
-    /** {@link #train(int, TrainConfig, GradientAllReduce, TrainingListener, Consumer)} on devices of {@code setup}. */
-    public TrainResult train(DeviceSetup setup, int count, TrainConfig config, GradientAllReduce allReduce,
+    /** {@link #train(int, TrainConfig, AllReduceAlgorithm, TrainingListener, Consumer)} on devices of {@code setup}. */
+    public TrainResult train(DeviceSetup setup, int count, TrainConfig config, AllReduceAlgorithm allReduce,
                              TrainingListener listener, Consumer<DataParallelTrainer> inspect) {
         List<Device> opened = setup.open(count);
         List<TrainingListener> listeners = new ArrayList<>(List.of(listener));
@@ -152,7 +152,7 @@ public final class LessonContext {
 
     /** {@link #train} with the notebook's allreduce, nothing to inspect. */
     public TrainResult train(int count, TrainConfig config, TrainingListener listener) {
-        return train(count, config, GradientAllReduce.NAIVE, listener, trainer -> { });
+        return train(count, config, AllReduceAlgorithm.NAIVE, listener, trainer -> { });
     }
 
     /** The notebook's recipe (batch 256, lr 0.2, shuffled with seed 1) for {@code epochs} epochs. */

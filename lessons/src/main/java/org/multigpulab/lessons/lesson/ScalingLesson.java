@@ -3,7 +3,7 @@ package org.multigpulab.lessons.lesson;
 import java.util.ArrayList;
 import java.util.List;
 import org.multigpulab.core.data.BatchIterator;
-import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
@@ -74,7 +74,7 @@ public final class ScalingLesson implements Lesson {
 
     private static Row run(LessonContext ctx, DeviceSetup setup, int k, int batch, int epochs) {
         Step[] step = new Step[1];
-        TrainResult r = ctx.train(setup, k, LessonContext.recipe(epochs, batch, 0.2f), GradientAllReduce.NAIVE,
+        TrainResult r = ctx.train(setup, k, LessonContext.recipe(epochs, batch, 0.2f), AllReduceAlgorithm.NAIVE,
                 new TrainingListener() { }, trainer -> step[0] = sampleSteps(ctx, trainer, batch));
         Row row = new Row(setup.profile(), r.simulated(), k, batch, r.simulatedSecPerEpoch(), r.secPerEpoch(), step[0]);
         ctx.out().printf("%-36s batch %4d: %s sec/epoch simulated, %.1f on this machine; a step: %s ms, GPU %d"

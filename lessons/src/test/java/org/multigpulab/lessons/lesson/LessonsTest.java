@@ -12,7 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.multigpulab.core.parallel.GradientAllReduce;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.plot.PlotFilesCheck;
 import org.multigpulab.lessons.setup.DeviceSetup;
@@ -100,7 +100,7 @@ class LessonsTest {
     void theNotebooksAllreduceLeavesStaleReplicas() {
         AllreduceBugLesson lesson = new AllreduceBugLesson();
         AllreduceBugLesson.Outcome buggy = lesson.train(ctx(4), AllreduceBugLesson.AS_WRITTEN);
-        AllreduceBugLesson.Outcome fixed = lesson.train(ctx(4), GradientAllReduce.NAIVE);
+        AllreduceBugLesson.Outcome fixed = lesson.train(ctx(4), AllReduceAlgorithm.NAIVE);
         assertTrue(buggy.drift() > 1e-3, "replica 1 drifts from replica 0: " + buggy.drift());
         assertEquals(0.0, fixed.drift(), "the fixed allreduce keeps replicas identical");
         assertEquals(1, fixed.replicaAccuracy().stream().distinct().count(), fixed.replicaAccuracy().toString());
@@ -126,13 +126,13 @@ class LessonsTest {
     @Test
     void exercise3MovesTheSameBytesButSpreadsThem() {
         Exercise3Lesson lesson = new Exercise3Lesson();
-        Exercise3Lesson.Traffic naive = lesson.measure(ctx(4), "naive", GradientAllReduce.NAIVE);
-        Exercise3Lesson.Traffic spread = lesson.measure(ctx(4), "spread", GradientAllReduce.SPREAD);
+        Exercise3Lesson.Traffic naive = lesson.measure(ctx(4), "naive", AllReduceAlgorithm.NAIVE);
+        Exercise3Lesson.Traffic spread = lesson.measure(ctx(4), "spread", AllReduceAlgorithm.SPREAD);
         long gradientBytes = 129_068L * Float.BYTES;
         long steps = 2 * (6400 / 32);
         assertEquals(List.of(3 * gradientBytes * steps, gradientBytes * steps, gradientBytes * steps, gradientBytes * steps),
                 naive.bytesReceived(), "naive: device 0 receives k-1 gradients a step, the others one");
-        Exercise3Lesson.Traffic ring = lesson.measure(ctx(4), "ring", GradientAllReduce.RING);
+        Exercise3Lesson.Traffic ring = lesson.measure(ctx(4), "ring", AllReduceAlgorithm.RING);
         assertEquals(naive.total(), spread.total());
         assertTrue(spread.max() < naive.max(), naive + " vs " + spread);
         assertTrue(ring.max() < spread.max(), "the ring balances best: " + ring);
