@@ -109,7 +109,7 @@ final class BenchCommand implements Callable<Integer> {
         print.printf(Locale.ROOT, "%ncpu / djl = %.2f; 8 logical GPUs / 1 = %.2f (wall, same global batch)%n",
                 cpuOverDjl, eightOverOne);
         Result result = new Result(System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors()
-                + " cores", peak / 1e9, splits.train().count(), TrainConfig.seedDefaults().batchSize(), summaries,
+                + " cores", peak / 1e9, splits.train().count(), TrainConfig.notebook().batchSize(), summaries,
                 cpuOverDjl, eightOverOne, epochs);
         String text = new GsonBuilder().setPrettyPrinting()
                 .setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES).create().toJson(result);

@@ -175,7 +175,10 @@ final class TrainCommand implements Callable<Integer> {
         List<HostTensor> init = fromRankZero(group, load == null ? LeNet.initParams(seed) : loadParams(load));
         DataSetup data = DataSetup.load(dataOptions.data, dataOptions.trainSamples, dataOptions.testSamples);
         FashionMnist.Splits splits = data.splits();
-        TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug);
+        TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug)
+                .withAllReduce(allReduce)
+                .withBucketBytes(bucketMb == null ? 0 : Math.round(bucketMb * 1e6))
+                .withProcessGroup(group);
 
         List<Device> opened = deviceSetup.open(devices);
         StartupClock startup = new StartupClock();
@@ -191,11 +194,7 @@ final class TrainCommand implements Callable<Integer> {
                     + ": " + splits.train().count() + " training and " + splits.test().count() + " test images, "
                     + epochs + " epochs, batch " + batchSize + ", lr " + lr);
         }
-        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, init, config, allReduce)) {
-            trainer.setProcessGroup(group);
-            if (bucketMb != null) {
-                trainer.setBucketBytes(Math.round(bucketMb * 1e6));
-            }
+        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, init, config)) {
             Path plots = lead ? PlotDir.choose(plotDir) : null;
             if (lead) {
                 Curve test = new Curve("test acc"), train = new Curve("train acc");

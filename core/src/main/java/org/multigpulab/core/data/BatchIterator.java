@@ -17,6 +17,7 @@ public final class BatchIterator implements Iterator<HostBatch> {
     private final float[] x;
     private final float[] y;
     private int position;
+    private int number;
 
     /** Batches in the stored order. */
     public BatchIterator(Dataset data, int batchSize) {
@@ -67,6 +68,6 @@ public final class BatchIterator implements Iterator<HostBatch> {
             data.copySample(order[position + r], x, r * data.sampleLength(), y, r);
         }
         position += size;
-        return new HostBatch(x, y, size, data.sampleLength());
+        return new HostBatch(x, y, size, data.sampleLength(), ++number);
     }
 }

@@ -2,8 +2,9 @@ package org.multigpulab.core.data;
 
 /**
  * A mini-batch in host memory: {@code size} images of {@code sampleLength} floats in {@code x} (pixels scaled
- * to [0, 1], as {@code transforms.ToTensor}) and their class labels as floats in {@code y}. The arrays may be
- * longer than {@code size} samples: a batch iterator reuses them.
+ * to [0, 1], as {@code transforms.ToTensor}) and their class labels as floats in {@code y}; {@code number} is its
+ * place in its epoch, from 1, as a {@link BatchIterator} hands them out. The arrays may be longer than
+ * {@code size} samples: a batch iterator reuses them.
  */
-public record HostBatch(float[] x, float[] y, int size, int sampleLength) {
+public record HostBatch(float[] x, float[] y, int size, int sampleLength, int number) {
 }

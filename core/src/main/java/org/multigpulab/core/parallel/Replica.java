@@ -19,19 +19,17 @@ public final class Replica implements AutoCloseable {
     private final List<Tensor> params;
     private final Workspace workspace;
     private final Buffer gradients;
-    private final int[] gradientOffsets;
 
-    private Replica(Device device, List<String> names, List<Tensor> params, Buffer gradients, int[] gradientOffsets) {
+    private Replica(Device device, List<String> names, List<Tensor> params, Buffer gradients) {
         this.device = device;
         this.names = names;
         this.params = params;
         this.gradients = gradients;
-        this.gradientOffsets = gradientOffsets;
         this.workspace = new Workspace(device);
     }
 
     /**
-     * The seed's {@code get_params(params, device)}: a copy of {@code params} on {@code device}, gradients enabled.
+     * The notebook's {@code get_params(params, device)}: a copy of {@code params} on {@code device}, gradients enabled.
      * The gradients share one buffer, last parameter first (the order a backward pass produces them), so that
      * gradients which become ready together lie side by side and can be sent as one bucket.
      */
@@ -51,17 +49,12 @@ public final class Replica implements AutoCloseable {
             tensors.add(Tensor.parameter(device.upload(p.values()), gradients.slice(offsets[i], p.values().length),
                     p.shape()));
         }
-        return new Replica(device, List.copyOf(names), List.copyOf(tensors), gradients, offsets);
+        return new Replica(device, List.copyOf(names), List.copyOf(tensors), gradients);
     }
 
     /** All gradients in one buffer, last parameter first; valid once a backward pass has run. */
     public Buffer gradients() {
         return gradients;
-    }
-
-    /** Where parameter {@code i}'s gradient starts in {@link #gradients()}. */
-    public int gradientOffset(int i) {
-        return gradientOffsets[i];
     }
 
     public Device device() {

@@ -14,19 +14,27 @@ import org.multigpulab.device.Device;
 public final class DataParallel implements AutoCloseable {
 
     private final DataParallelTrainer trainer;
+    private int epoch;
 
     private DataParallel(DataParallelTrainer trainer) {
         this.trainer = trainer;
     }
 
-    /** {@code nn.DataParallel(net, device_ids=devices)} for the seed's LeNet with these parameters. */
+    /** {@code nn.DataParallel(net, device_ids=devices)} for the notebook's LeNet with these parameters. */
     public static DataParallel wrap(List<HostTensor> params, List<Device> devices) {
-        return new DataParallel(new DataParallelTrainer(devices, params, TrainConfig.seedDefaults()));
+        return new DataParallel(new DataParallelTrainer(devices, params, TrainConfig.notebook()));
     }
 
-    /** One optimisation step on a mini-batch: {@code loss(net(X), y).backward(); trainer.step()}. */
+    /**
+     * One optimisation step on a mini-batch: {@code loss(net(X), y).backward(); trainer.step()}. A batch numbered 1
+     * (the first a {@link org.multigpulab.core.data.BatchIterator} hands out) starts a new epoch, as a new pass
+     * over a {@code DataLoader} does, so that an error names the loop's epoch and batch.
+     */
     public DataParallelTrainer.BatchStats step(HostBatch batch, float lr) {
-        return trainer.trainBatch(batch, lr);
+        if (batch.number() == 1 || epoch == 0) {
+            epoch++;
+        }
+        return trainer.trainBatch(batch, lr, epoch);
     }
 
     /** The share of {@code data} classified right (on the first device). */

@@ -28,8 +28,8 @@ class BucketedAllReduceTest {
     private static Run train(String allreduce, long bucketBytes) {
         FashionMnist.Splits data = Synthetic.splits(1024, 64);
         try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2, "t4", "pcie3"), LeNet.initParams(3),
-                new TrainConfig(1, 256, 0.2f, 1, false, true), AllReduceAlgorithm.named(allreduce))) {
-            trainer.setBucketBytes(bucketBytes);
+                new TrainConfig(1, 256, 0.2f, 1, false, true).withAllReduce(AllReduceAlgorithm.named(allreduce))
+                        .withBucketBytes(bucketBytes))) {
             TrainResult result = trainer.train(data, new TrainingListener() { });
             return new Run(trainer.parameters(), result.simulatedSecPerEpoch());
         }
@@ -56,7 +56,6 @@ class BucketedAllReduceTest {
             assertEquals(List.of(List.of(7, 6, 5), List.of(4), List.of(3, 2, 1, 0)),
                     buckets.stream().map(GradientBuckets.Bucket::params).toList());
             assertEquals(List.of(0, 1418, 103818), buckets.stream().map(GradientBuckets.Bucket::offset).toList());
-            assertEquals(r.gradientOffset(4), buckets.get(1).offset());
             assertEquals(1, GradientBuckets.plan(r, 25L << 20).size(), "DDP's default 25 MB holds all of LeNet");
         }
     }

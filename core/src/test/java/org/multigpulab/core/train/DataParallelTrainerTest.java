@@ -57,8 +57,8 @@ class DataParallelTrainerTest {
             t.train(data, new TrainingListener() { });
             naive = t.parameters();
         }
-        try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), init, config,
-                org.multigpulab.core.parallel.AllReduceAlgorithm.named(algorithm))) {
+        try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), init,
+                config.withAllReduce(org.multigpulab.core.parallel.AllReduceAlgorithm.named(algorithm)))) {
             t.train(data, new TrainingListener() { });
             other = t.parameters();
         }
@@ -91,12 +91,23 @@ class DataParallelTrainerTest {
     @Test
     void aDivergingRunStopsNamingEpochBatchAndDevice() {
         FashionMnist.Splits data = Synthetic.splits(64, 16);
+        List<TrainingListener.BatchDone> done = new ArrayList<>();
         try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), LeNet.initParams(0),
                 new TrainConfig(3, 16, 1e30f, 1, false, false))) {
             TrainingDivergedException e = assertThrows(TrainingDivergedException.class,
-                    () -> trainer.train(data, new TrainingListener() { }));
+                    () -> trainer.train(data, new TrainingListener() {
+                        @Override
+                        public void onBatch(BatchDone batch) {
+                            done.add(batch);
+                        }
+                    }));
             assertTrue(e.getMessage().matches(".*NaN or infinite in epoch \\d+, batch \\d+ on sim:[01].*--lr.*"),
                     e.getMessage());
+            // the batch after the last one that finished
+            TrainingListener.BatchDone last = done.isEmpty() ? null : done.getLast();
+            int epoch = last == null ? 1 : last.batch() == last.batchesPerEpoch() ? last.epoch() + 1 : last.epoch();
+            int batch = last == null || last.batch() == last.batchesPerEpoch() ? 1 : last.batch() + 1;
+            assertTrue(e.getMessage().contains(" in epoch " + epoch + ", batch " + batch + " on "), e.getMessage());
         }
     }
 

@@ -52,7 +52,7 @@ public final class AllreduceBugLesson implements Lesson {
     public Outcome train(LessonContext ctx, AllReduceAlgorithm allReduce) {
         List<Double> accuracy = new ArrayList<>();
         double[] drift = new double[1];
-        var result = ctx.train(ctx.gpus(4), LessonContext.recipe(ctx.epochs(2), ctx.batchSize(), 0.2f), allReduce,
+        var result = ctx.train(ctx.gpus(4), LessonContext.recipe(ctx.epochs(2), ctx.batchSize(), 0.2f).withAllReduce(allReduce),
                 new TrainingListener() { }, trainer -> {
                     for (int i = 0; i < trainer.devices().size(); i++) {
                         accuracy.add(trainer.evaluateAccuracy(ctx.data().test(), i));

@@ -87,7 +87,7 @@ public final class ConciseExercise2Lesson implements Lesson {
             ctx.out().println("Notice: a step lasts as long as its slowest device, so equal shares on unequal devices"
                     + " leave the fast ones idle; shares in proportion to speed make them finish together. The"
                     + " update is unchanged, since the gradient is summed over the whole batch whatever the split"
-                    + " (DataParallelTrainer.setShares). Logical GPUs of one processor measure alike, up to noise.");
+                    + " (Scatter.shardSizes splits it). Logical GPUs of one processor measure alike, up to noise.");
         } finally {
             devices.forEach(Device::close);
         }

@@ -2,7 +2,6 @@ package org.multigpulab.lessons.lesson;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.TrainingListener;
 
 /** d2l §12.5 exercise 4: compute the test accuracy on every GPU, not only on GPU 0. */
@@ -21,7 +20,7 @@ public final class Exercise4Lesson implements Lesson {
     /** The test accuracy of each replica after training. */
     public List<Double> accuracies(LessonContext ctx) {
         List<Double> accuracy = new ArrayList<>();
-        ctx.train(ctx.gpus(4), LessonContext.recipe(ctx.epochs(2), ctx.batchSize(), 0.2f), AllReduceAlgorithm.NAIVE,
+        ctx.train(ctx.gpus(4), LessonContext.recipe(ctx.epochs(2), ctx.batchSize(), 0.2f),
                 new TrainingListener() { }, trainer -> {
                     for (int i = 0; i < trainer.devices().size(); i++) {
                         double acc = trainer.evaluateAccuracy(ctx.data().test(), i);

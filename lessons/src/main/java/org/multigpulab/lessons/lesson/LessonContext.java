@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.LeNet;
-import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainResult;
@@ -120,25 +119,25 @@ public final class LessonContext {
     }
 
     /**
-     * Trains the seed's LeNet (initial parameters from seed 1) on {@code count} devices with {@code config},
-     * tells {@code listener} each epoch, hands the trained replicas to {@code inspect} before they are freed,
-     * and closes the devices.
+     * Trains the notebook's LeNet (initial parameters from random seed 1) on {@code count} devices with
+     * {@code config}, tells {@code listener} each epoch, hands the trained replicas to {@code inspect} before they
+     * are freed, and closes the devices.
      */
-    public TrainResult train(int count, TrainConfig config, AllReduceAlgorithm allReduce, TrainingListener listener,
+    public TrainResult train(int count, TrainConfig config, TrainingListener listener,
                              Consumer<DataParallelTrainer> inspect) {
-        return train(devices, count, config, allReduce, listener, inspect);
+        return train(devices, count, config, listener, inspect);
     }
 
-    /** {@link #train(int, TrainConfig, AllReduceAlgorithm, TrainingListener, Consumer)} on devices of {@code setup}. */
-    public TrainResult train(DeviceSetup setup, int count, TrainConfig config, AllReduceAlgorithm allReduce,
-                             TrainingListener listener, Consumer<DataParallelTrainer> inspect) {
+    /** {@link #train(int, TrainConfig, TrainingListener, Consumer)} on devices of {@code setup}. */
+    public TrainResult train(DeviceSetup setup, int count, TrainConfig config, TrainingListener listener,
+                             Consumer<DataParallelTrainer> inspect) {
         List<Device> opened = setup.open(count);
         List<TrainingListener> listeners = new ArrayList<>(List.of(listener));
         ProgressBars bars = ProgressBars.wanted(quiet) ? new ProgressBars() : null;
         if (bars != null) {
             listeners.add(bars);
         }
-        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, LeNet.initParams(1), config, allReduce)) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, LeNet.initParams(1), config)) {
             TrainResult result = trainer.train(data(), TrainingListener.all(listeners));
             inspect.accept(trainer);
             return result;
@@ -150,12 +149,15 @@ public final class LessonContext {
         }
     }
 
-    /** {@link #train} with the notebook's allreduce, nothing to inspect. */
+    /** {@link #train} with nothing to inspect. */
     public TrainResult train(int count, TrainConfig config, TrainingListener listener) {
-        return train(count, config, AllReduceAlgorithm.NAIVE, listener, trainer -> { });
+        return train(count, config, listener, trainer -> { });
     }
 
-    /** The notebook's recipe (batch 256, lr 0.2, shuffled with seed 1) for {@code epochs} epochs. */
+    /**
+     * The notebook's recipe (shuffled with random seed 1, gradients summed by the notebook's allreduce) with
+     * {@code epochs} epochs, batches of {@code batchSize} and learning rate {@code lr}.
+     */
     public static TrainConfig recipe(int epochs, int batchSize, float lr) {
         return new TrainConfig(epochs, batchSize, lr, 1, true, false);
     }

@@ -3,7 +3,6 @@ package org.multigpulab.lessons.lesson;
 import java.util.ArrayList;
 import java.util.List;
 import org.multigpulab.core.data.BatchIterator;
-import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
@@ -74,8 +73,8 @@ public final class ScalingLesson implements Lesson {
 
     private static Row run(LessonContext ctx, DeviceSetup setup, int k, int batch, int epochs) {
         Step[] step = new Step[1];
-        TrainResult r = ctx.train(setup, k, LessonContext.recipe(epochs, batch, 0.2f), AllReduceAlgorithm.NAIVE,
-                new TrainingListener() { }, trainer -> step[0] = sampleSteps(ctx, trainer, batch));
+        TrainResult r = ctx.train(setup, k, LessonContext.recipe(epochs, batch, 0.2f),
+                new TrainingListener() { }, trainer -> step[0] = sampleSteps(ctx, trainer, batch, epochs + 1));
         Row row = new Row(setup.profile(), r.simulated(), k, batch, r.simulatedSecPerEpoch(), r.secPerEpoch(), step[0]);
         ctx.out().printf("%-36s batch %4d: %s sec/epoch simulated, %.1f on this machine; a step: %s ms, GPU %d"
                         + " computing %.0f%%, on the links %.0f%%, idle %.0f%%%n",
@@ -85,8 +84,11 @@ public final class ScalingLesson implements Lesson {
         return row;
     }
 
-    /** A few more steps after training, timed on their own: where one step's time goes on the last GPU. */
-    private static Step sampleSteps(LessonContext ctx, DataParallelTrainer trainer, int batch) {
+    /**
+     * A few more steps after training (numbered as epoch {@code epoch}), timed on their own: where one step's time
+     * goes on the last GPU.
+     */
+    private static Step sampleSteps(LessonContext ctx, DataParallelTrainer trainer, int batch, int epoch) {
         Timeline timeline = trainer.timeline().orElseThrow();
         Device last = trainer.devices().getLast();
         Timeline.DeviceTime before = timeline.devices().getLast();
@@ -94,7 +96,7 @@ public final class ScalingLesson implements Lesson {
         double start = timeline.now();
         BatchIterator batches = new BatchIterator(ctx.data().train(), batch);
         for (int i = 0; i < SAMPLED_STEPS && batches.hasNext(); i++) {
-            trainer.trainBatch(batches.next(), 0f);
+            trainer.trainBatch(batches.next(), 0f, epoch);
             trainer.devices().forEach(Device::synchronize);
         }
         Timeline.DeviceTime after = timeline.devices().getLast();

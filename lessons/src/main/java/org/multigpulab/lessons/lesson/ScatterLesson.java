@@ -51,7 +51,7 @@ public final class ScatterLesson implements Lesson {
 
     private static void splitBatchDemo(LessonContext ctx, List<Device> devices) {
         int batch = 5;
-        HostBatch b = new HostBatch(new float[batch * 784], new float[] {0, 1, 2, 3, 4}, batch, 784);
+        HostBatch b = new HostBatch(new float[batch * 784], new float[] {0, 1, 2, 3, 4}, batch, 784, 1);
         List<Workspace> workspaces = devices.stream().map(Workspace::new).toList();
         List<String> parts = new ArrayList<>();
         for (Shard s : Scatter.splitBatch(b, workspaces)) {

@@ -1,0 +1,179 @@
+package org.multigpulab.core.parallel;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
+import org.multigpulab.core.autograd.Tensor;
+import org.multigpulab.core.dist.ProcessGroup;
+import org.multigpulab.device.Buffer;
+
+/**
+ * Gradient synchronisation, as PyTorch's {@code Reducer} is for DDP: after a step's backward passes every replica
+ * holds the gradient summed over all devices and all processes. Over this process's devices the sums are made by
+ * an {@link AllReduceAlgorithm}, either {@linkplain #perParameter every parameter after the backward pass} (the
+ * notebook) or {@linkplain #bucketed in buckets while the backward pass runs} (DDP's {@code bucket_cap_mb}); then
+ * over the processes of a {@link ProcessGroup}. The sums are the same either way; on simulated GPUs the time is
+ * not, because with buckets sending overlaps computing.
+ *
+ * <p>Each step: {@link #prepareForBackward()}, every device's backward pass with {@link #hook(int)}, then
+ * {@link #synchronize()}. Made once, before training. Not thread-safe.
+ */
+public abstract sealed class GradientSync {
+
+    final List<Replica> replicas;
+    final AllReduceAlgorithm algorithm;
+    private final AcrossProcesses acrossProcesses;
+
+    private GradientSync(List<Replica> replicas, AllReduceAlgorithm algorithm, ProcessGroup group) {
+        this.replicas = List.copyOf(replicas);
+        this.algorithm = algorithm;
+        this.acrossProcesses = new AcrossProcesses(this.replicas, group);
+    }
+
+    /**
+     * Synchronisation chosen by configuration: {@link #perParameter} when {@code bucketBytes} is 0, else
+     * {@link #bucketed} in buckets of at most {@code bucketBytes}.
+     */
+    public static GradientSync of(List<Replica> replicas, AllReduceAlgorithm algorithm, long bucketBytes,
+                                  ProcessGroup group) {
+        return bucketBytes == 0 ? perParameter(replicas, algorithm, group)
+                : bucketed(replicas, algorithm, bucketBytes, group);
+    }
+
+    /**
+     * The notebook's: after the whole backward pass, every parameter's gradient summed on its own, in parameter
+     * order ({@code for i in range(len(device_params[0])): allreduce(...)}); then all of them across the processes
+     * at once.
+     */
+    public static GradientSync perParameter(List<Replica> replicas, AllReduceAlgorithm algorithm, ProcessGroup group) {
+        return new PerParameter(replicas, algorithm, group);
+    }
+
+    /**
+     * DDP's: the gradients in buckets of at most {@code capBytes} ({@link GradientBuckets}), each summed over the
+     * devices and then across the processes as soon as every device has all of its gradients, while the backward
+     * pass goes on. Needs every parameter used once in the forward pass.
+     */
+    public static GradientSync bucketed(List<Replica> replicas, AllReduceAlgorithm algorithm, long capBytes,
+                                        ProcessGroup group) {
+        return new Bucketed(replicas, algorithm, capBytes, group);
+    }
+
+    /** Before a step's backward passes: forgets which gradients the last step delivered (DDP's name). */
+    public abstract void prepareForBackward();
+
+    /** What device {@code device}'s backward pass calls each time a parameter's gradient has received a contribution. */
+    public abstract Consumer<Tensor> hook(int device);
+
+    /** After every device's backward pass: the sums that are still to make; afterwards every replica holds them. */
+    public abstract void synchronize();
+
+    /** Wall seconds spent summing gradients across processes; 0 in one process. */
+    public double crossProcessSeconds() {
+        return acrossProcesses.seconds();
+    }
+
+    /** How many times gradients were summed across processes; 0 in one process. */
+    public long crossProcessCalls() {
+        return acrossProcesses.calls();
+    }
+
+    /** Sums tensor {@code tensor} of the step, one buffer per device, over the devices, in a range named {@code name}. */
+    void allReduce(String name, List<Buffer> buffers, int tensor) {
+        try (OnEveryDevice r = OnEveryDevice.range(replicas, name)) {
+            algorithm.allReduce(buffers, tensor);
+        }
+    }
+
+    void acrossProcesses(int offset, int length) {
+        acrossProcesses.allReduce(offset, length);
+    }
+
+    private static final class PerParameter extends GradientSync {
+
+        PerParameter(List<Replica> replicas, AllReduceAlgorithm algorithm, ProcessGroup group) {
+            super(replicas, algorithm, group);
+        }
+
+        @Override
+        public void prepareForBackward() {
+        }
+
+        @Override
+        public Consumer<Tensor> hook(int device) {
+            return t -> { };
+        }
+
+        @Override
+        public void synchronize() {
+            Replica first = replicas.getFirst();
+            for (int p = 0; p < first.params().size(); p++) {
+                int param = p;
+                allReduce("allreduce " + first.names().get(p),
+                        replicas.stream().map(r -> r.params().get(param).grad()).toList(), p);
+            }
+            acrossProcesses(0, first.gradients().length());
+        }
+    }
+
+    /** Counts the gradients each bucket still waits for, and sums a bucket once it has them all. */
+    private static final class Bucketed extends GradientSync {
+
+        private final List<GradientBuckets.Bucket> buckets;
+        private final int[] bucketOf;
+        private final int[] waiting;
+        private final boolean[][] ready;
+
+        Bucketed(List<Replica> replicas, AllReduceAlgorithm algorithm, long capBytes, ProcessGroup group) {
+            super(replicas, algorithm, group);
+            this.buckets = GradientBuckets.plan(this.replicas.getFirst(), capBytes);
+            int params = this.replicas.getFirst().params().size();
+            this.bucketOf = new int[params];
+            for (GradientBuckets.Bucket b : buckets) {
+                b.params().forEach(p -> bucketOf[p] = b.index());
+            }
+            this.waiting = new int[buckets.size()];
+            this.ready = new boolean[this.replicas.size()][params];
+        }
+
+        @Override
+        public void prepareForBackward() {
+            for (GradientBuckets.Bucket b : buckets) {
+                waiting[b.index()] = b.params().size() * replicas.size();
+            }
+            for (boolean[] r : ready) {
+                Arrays.fill(r, false);
+            }
+        }
+
+        @Override
+        public Consumer<Tensor> hook(int device) {
+            return parameter -> gradientReady(device, parameter);
+        }
+
+        private void gradientReady(int device, Tensor parameter) {
+            Replica replica = replicas.get(device);
+            int p = replica.params().indexOf(parameter);
+            if (ready[device][p]) {
+                throw new IllegalStateException(replica.names().get(p) + " received two gradient contributions in"
+                        + " one backward pass; bucketed allreduce needs every parameter used once");
+            }
+            ready[device][p] = true;
+            GradientBuckets.Bucket b = buckets.get(bucketOf[p]);
+            if (--waiting[b.index()] == 0) {
+                allReduce("allreduce bucket " + b.index(),
+                        replicas.stream().map(r -> r.gradients().slice(b.offset(), b.length())).toList(), b.index());
+                acrossProcesses(b.offset(), b.length());
+            }
+        }
+
+        @Override
+        public void synchronize() {
+            for (int w : waiting) {
+                if (w != 0) {
+                    throw new IllegalStateException("the backward pass left a bucket of gradients incomplete");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package org.multigpulab.core.train;
+
+import java.util.function.Consumer;
+import org.multigpulab.core.autograd.Ops;
+import org.multigpulab.core.autograd.Tape;
+import org.multigpulab.core.autograd.Tensor;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.parallel.Replica;
+import org.multigpulab.core.parallel.Shard;
+import org.multigpulab.device.Device;
+
+/**
+ * One device's part of a training step: its shard of the batch, the tape of its forward pass, its logits and
+ * summed loss. Closing it hands the step's buffers back to the replica's workspace. Not thread-safe.
+ */
+final class DeviceStep implements AutoCloseable {
+
+    private final Replica replica;
+    private final Shard shard;
+    private Tape tape;
+    private Tensor logits;
+    private Tensor loss;
+
+    DeviceStep(Replica replica, Shard shard) {
+        this.replica = replica;
+        this.shard = shard;
+    }
+
+    Device device() {
+        return replica.device();
+    }
+
+    int samples() {
+        return shard.size();
+    }
+
+    /** {@code loss(lenet(X_shard, device_W), y_shard)}, recorded on a new tape. */
+    void forwardAndLoss() {
+        try (Device.Range r = device().range("forward")) {
+            tape = Tape.training(replica.workspace());
+            Tensor x = Tensor.of(shard.x(), false, shard.size(), 1, LeNet.IMAGE_SIZE, LeNet.IMAGE_SIZE);
+            logits = LeNet.forward(tape, x, replica.params());                // [N, 10]
+            loss = Ops.crossEntropySum(tape, logits, labels());                // [N], summed by backward
+        }
+    }
+
+    /** {@code l.backward()}, calling {@code hook} each time a parameter's gradient has received a contribution. */
+    void backward(Consumer<Tensor> hook) {
+        try (Device.Range r = device().range("backward")) {
+            tape.backward(loss, hook);
+        }
+    }
+
+    /** The shard's summed loss, read from the device. */
+    double lossSum() {
+        float[] host = new float[shard.size()];
+        device().download(loss.data().slice(0, shard.size()), host, 0);
+        double s = 0;
+        for (float v : host) {
+            s += v;
+        }
+        return s;
+    }
+
+    /** How many of the shard's samples the logits classify right, counted on the device. */
+    int correct() {
+        return matches(tape, logits, labels());
+    }
+
+    private Tensor labels() {
+        return Tensor.of(shard.y(), false, shard.size());
+    }
+
+    /** How many rows of {@code logits} have their largest value at the label's class, counted on the device. */
+    static int matches(Tape tape, Tensor logits, Tensor labels) {
+        Tensor count = tape.newTensor(false, 1);
+        Device device = logits.device();
+        device.kernels().argmaxMatches(logits.data(), labels.data(), count.data(), logits.dim(0), logits.dim(1));
+        return Math.round(device.download(count.data())[0]);
+    }
+
+    @Override
+    public void close() {
+        if (tape != null) {
+            tape.close();
+        }
+        replica.workspace().giveBack(shard.x());
+        replica.workspace().giveBack(shard.y());
+    }
+}

@@ -1,0 +1,78 @@
+package org.multigpulab.core.train;
+
+import java.util.Arrays;
+import java.util.List;
+import org.multigpulab.core.autograd.Tensor;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.parallel.Replica;
+import org.multigpulab.device.Buffer;
+import org.multigpulab.device.Device;
+
+/**
+ * What the trainer checks after a step, each failure an error that names the epoch, the batch and the device: a
+ * loss or a summed gradient that is NaN or infinite ({@link TrainingDivergedException}), and, as a debug check,
+ * replicas that no longer hold the same parameters.
+ */
+final class StepChecks {
+
+    /** Where in training a step is, for messages: {@code epoch 2, batch 7}. */
+    record Position(int epoch, int batch) {
+        @Override
+        public String toString() {
+            return "epoch " + epoch + ", batch " + batch;
+        }
+    }
+
+    private StepChecks() {
+    }
+
+    static void finiteLoss(double lossSum, Device device, Position at, float lr) {
+        if (!Double.isFinite(lossSum)) {
+            throw diverged("the loss", device, at, lr);
+        }
+    }
+
+    /**
+     * One squared norm per parameter (a 1×n by n×1 product on the device), downloaded together and checked. Run
+     * on the summed gradients, so a non-finite one anywhere shows on every device.
+     */
+    static void finiteGradients(Replica replica, Position at, float lr) {
+        List<Tensor> params = replica.params();
+        Buffer norms = replica.workspace().take(params.size());
+        try {
+            for (int p = 0; p < params.size(); p++) {
+                Tensor t = params.get(p);
+                replica.device().kernels().gemm(false, true, 1, 1, t.size(), 1f, t.grad(), t.grad(), 0f,
+                        norms.slice(p, 1));
+            }
+            float[] host = replica.device().download(norms);
+            for (int p = 0; p < params.size(); p++) {
+                if (!Float.isFinite(host[p])) {
+                    throw diverged("the gradient of " + replica.names().get(p), replica.device(), at, lr);
+                }
+            }
+        } finally {
+            replica.workspace().giveBack(norms);
+        }
+    }
+
+    /** Every replica's parameters equal, bit for bit, to the first replica's. */
+    static void replicasIdentical(List<Replica> replicas, Position at) {
+        List<HostTensor> reference = replicas.getFirst().download();
+        for (Replica replica : replicas.subList(1, replicas.size())) {
+            List<HostTensor> other = replica.download();
+            for (int p = 0; p < reference.size(); p++) {
+                if (!Arrays.equals(reference.get(p).values(), other.get(p).values())) {
+                    throw new IllegalStateException("after " + at + " the replica on " + replica.device().id()
+                            + " differs from " + replicas.getFirst().device().id() + " in " + reference.get(p).name()
+                            + ": the allreduce did not reach every replica");
+                }
+            }
+        }
+    }
+
+    private static TrainingDivergedException diverged(String what, Device device, Position at, float lr) {
+        return new TrainingDivergedException(what + " became NaN or infinite in " + at + " on " + device.id()
+                + "; training stopped. Try a smaller --lr (now " + lr + ")");
+    }
+}
