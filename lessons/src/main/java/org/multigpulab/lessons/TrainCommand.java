@@ -9,7 +9,8 @@ import java.util.concurrent.Callable;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
-import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.Model;
+import org.multigpulab.core.model.ParameterSpec;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
@@ -33,10 +34,11 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code ./lab train}: the notebook's {@code train(num_gpus, batch_size, lr)} on any backend, ending with the
- * notebook's line {@code test acc: 0.74, 4.4 sec/epoch on [sim:0, sim:1]}.
+ * notebook's line {@code test acc: 0.74, 4.4 sec/epoch on [sim:0, sim:1]}; the notebook's LeNet, or d2l's MLP.
  */
 @Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Train the notebook's LeNet on Fashion-MNIST with data parallelism over several devices.",
+        description = {"Train the notebook's LeNet (or d2l's MLP, --model mlp) on Fashion-MNIST with data parallelism"
+                + " over several devices.",
                 "Prints a line per epoch and ends with the notebook's line, e.g.",
                 "  test acc: 0.74, 4.4 sec/epoch on [sim:0, sim:1] (simulated 2× T4 over PCIe 3: 0.22 sec/epoch)",
                 "On --backend sim the time in brackets is what the modelled GPUs would take (see --profile)."},
@@ -44,6 +46,7 @@ import picocli.CommandLine.Option;
                 "  ./lab train --gpus 2 --epochs 3                  two simulated GPUs over the CPU",
                 "  ./lab train --backend cpu                        one device: the processor",
                 "  ./lab train --gpus 4 --profile a100 --allreduce ring   four simulated A100s over NVSwitch",
+                "  ./lab train --model mlp                          d2l's MLP instead of LeNet, same trainer",
                 "  ./lab train --bucket-mb 0.1 --trace trace.json       DDP-style buckets; open the trace in Perfetto",
                 "  ./lab train --no-shuffle --train-samples 2560 --epochs 1 --save p.safetensors"})
 final class TrainCommand implements Callable<Integer> {
@@ -53,6 +56,11 @@ final class TrainCommand implements Callable<Integer> {
 
     @CommandLine.Mixin
     DeviceOptions devicesOptions;
+
+    @Option(names = "--model", paramLabel = "NAME", defaultValue = "lenet",
+            description = "What to train: lenet (the notebook's LeNet: two convolutions, 129,068 parameters) or mlp"
+                    + " (d2l's multilayer perceptron 784-256-10 with ReLU, 203,530 parameters). Default: ${DEFAULT-VALUE}.")
+    String modelName;
 
     @Option(names = "--epochs", paramLabel = "N", defaultValue = "5", description = "Default: ${DEFAULT-VALUE}.")
     int epochs;
@@ -99,7 +107,8 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--load", paramLabel = "FILE", description = "Start from parameters in a safetensors file.")
     Path load;
 
-    @Option(names = "--save", paramLabel = "FILE", description = "Save the trained parameters as safetensors (W1 b1 ... b4).")
+    @Option(names = "--save", paramLabel = "FILE",
+            description = "Save the trained parameters as safetensors (LeNet: W1 b1 ... b4; MLP: W1 b1 W2 b2).")
     Path save;
 
     @Option(names = "--report", paramLabel = "FILE", description = "Write a JSON run report (schema in the README).")
@@ -130,6 +139,7 @@ final class TrainCommand implements Callable<Integer> {
             throw new UserError("--batch-size " + batchSize + " cannot be split over " + devices
                     + " devices; use a batch of at least " + devices);
         }
+        Model model = Model.named(modelName);
         AllReduceAlgorithm allReduce = AllReduceAlgorithm.named(allreduce);
         if (bucketMb != null && !(bucketMb > 0 && bucketMb <= 1e6)) {
             throw new UserError("--bucket-mb must be a positive number of megabytes such as 25, not " + bucketMb);
@@ -146,7 +156,7 @@ final class TrainCommand implements Callable<Integer> {
         }
         ProcessGroup group = joinGroup();
         try {
-            return train(group, deviceSetup, devices, allReduce);
+            return train(group, deviceSetup, devices, model, allReduce);
         } catch (RuntimeException | Error e) {
             if (group.size() > 1) {
                 // the other ranks wait in a collective for this one: end them all, with this rank's reason. An
@@ -167,12 +177,13 @@ final class TrainCommand implements Callable<Integer> {
         }
     }
 
-    private int train(ProcessGroup group, DeviceSetup deviceSetup, int devices, AllReduceAlgorithm allReduce) {
+    private int train(ProcessGroup group, DeviceSetup deviceSetup, int devices, Model model,
+                      AllReduceAlgorithm allReduce) {
         PrintStream out = System.out;
         // Only rank 0 prints, plots, saves and reports; the others train in silence.
         boolean lead = group.rank() == 0;
         boolean talk = lead && !quiet;
-        List<HostTensor> init = fromRankZero(group, load == null ? LeNet.initParams(seed) : loadParams(load));
+        List<HostTensor> init = fromRankZero(group, load == null ? model.initParams(seed) : loadParams(load, model));
         DataSetup data = DataSetup.load(dataOptions.data, dataOptions.trainSamples, dataOptions.testSamples);
         FashionMnist.Splits splits = data.splits();
         TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug)
@@ -192,13 +203,13 @@ final class TrainCommand implements Callable<Integer> {
             out.println("training on " + opened.stream().map(d -> d.id().toString()).toList()
                     + (group.size() > 1 ? " in each of " + group.size() + " processes (" + group.description() + ")" : "")
                     + ": " + splits.train().count() + " training and " + splits.test().count() + " test images, "
-                    + epochs + " epochs, batch " + batchSize + ", lr " + lr);
+                    + epochs + " epochs, batch " + batchSize + ", lr " + lr + ", model " + model.name());
         }
-        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, init, config)) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, model, init, config)) {
             Path plots = lead ? PlotDir.choose(plotDir) : null;
             if (lead) {
                 Curve test = new Curve("test acc"), train = new Curve("train acc");
-                listeners.add(new LearningCurve("LeNet on " + trainer.deviceIds(), plots, "learning-curve", talk,
+                listeners.add(new LearningCurve(model.name() + " on " + trainer.deviceIds(), plots, "learning-curve", talk,
                         List.of(test, train)).listener(test, train));
             }
             TrainResult result = trainer.train(splits, TrainingListener.all(listeners));
@@ -217,7 +228,7 @@ final class TrainCommand implements Callable<Integer> {
                 RunReport.of(new RunReport.Config(devicesOptions.backend, devicesOptions.physical, devices, allreduce,
                         bucketMb, epochs, batchSize, lr, seed, !noShuffle,
                         splits.train().count(), splits.test().count(), data.dir().toString(),
-                        load == null ? null : load.toString()), result, startup.seconds(), opened,
+                        load == null ? null : load.toString(), modelName), result, startup.seconds(), opened,
                         dist.equals("none") ? null : new RunReport.Dist(dist, group.size(), group.description(),
                                 trainer.crossRankSeconds(), trainer.crossRankCalls())).write(report);
             }
@@ -260,9 +271,9 @@ final class TrainCommand implements Callable<Integer> {
         }
     }
 
-    private static List<HostTensor> loadParams(Path file) {
+    private static List<HostTensor> loadParams(Path file, Model model) {
         return SafeTensors.matching(file, SafeTensors.read(file),
-                LeNet.SPECS.stream().map(LeNet.Spec::name).toList(),
-                LeNet.SPECS.stream().map(LeNet.Spec::shape).toList());
+                model.parameters().stream().map(ParameterSpec::name).toList(),
+                model.parameters().stream().map(ParameterSpec::shape).toList());
     }
 }

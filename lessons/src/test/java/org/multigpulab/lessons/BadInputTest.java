@@ -31,15 +31,17 @@ class BadInputTest {
     static Stream<Arguments> badInputs() throws IOException {
         Path notSafetensors = Files.writeString(dir.resolve("notes.txt"), "hello");
         Path truncated = dir.resolve("truncated.safetensors");
-        SafeTensors.write(truncated, LeNet.initParams(0));
+        SafeTensors.write(truncated, new LeNet().initParams(0));
         byte[] bytes = Files.readAllBytes(truncated);
         Files.write(truncated, java.util.Arrays.copyOf(bytes, bytes.length / 2));
         Path wrongShapes = dir.resolve("wrong.safetensors");
-        List<HostTensor> params = new ArrayList<>(LeNet.initParams(0));
+        List<HostTensor> params = new ArrayList<>(new LeNet().initParams(0));
         params.set(4, new HostTensor("W3", new int[] {128, 800}, params.get(4).values()));
         SafeTensors.write(wrongShapes, params);
         Path missingTensor = dir.resolve("missing.safetensors");
-        SafeTensors.write(missingTensor, LeNet.initParams(0).subList(0, 7));
+        SafeTensors.write(missingTensor, new LeNet().initParams(0).subList(0, 7));
+        Path lenet = dir.resolve("lenet.safetensors");
+        SafeTensors.write(lenet, new LeNet().initParams(0));
         Path badJson = dir.resolve("badjson.safetensors");
         Files.write(badJson, new byte[] {4, 0, 0, 0, 0, 0, 0, 0, '{', '"', 'x', ':'});
         Path emptyData = Files.createDirectories(dir.resolve("empty-data"));
@@ -80,6 +82,9 @@ class BadInputTest {
                 Arguments.of(List.of("--epochs"), "Missing required parameter"),
                 Arguments.of(List.of("--gpu", "2"), "Unknown options: '--gpu', '2'"),
                 Arguments.of(List.of("--allreduce", "butterfly"), "unknown allreduce algorithm 'butterfly'"),
+                Arguments.of(List.of("--model", "resnet"), "unknown model 'resnet'; choose lenet (the notebook's LeNet) or mlp"),
+                Arguments.of(List.of("--model", "mlp", "--load", lenet.toString()),
+                        "tensor W1 has shape [20, 1, 3, 3] but the model's W1 is [784, 256]"),
                 Arguments.of(List.of("--profile", "k80"), "unknown device profile 'k80'; choose t4"),
                 Arguments.of(List.of("--topology", "ethernet"), "unknown topology 'ethernet'; choose pcie3"),
                 Arguments.of(List.of("--backend", "cpu", "--profile", "t4"), "--profile chooses the GPUs timed by --backend sim"),

@@ -35,4 +35,11 @@ class HelpTest {
         }
         assertEquals("", warnings.toString(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void trainsHelpNamesTheModels() {
+        String help = Lab.commandLine().getSubcommands().get("train").getUsageMessage();
+        assertTrue(help.contains("--model=NAME") && help.contains("lenet (the notebook's LeNet")
+                && help.contains("mlp") && help.contains("Default: lenet"), help);
+    }
 }

@@ -71,7 +71,7 @@ class MpiTrainTest {
     @Test
     void ranksTrainAsOneProcessWithAsManyDevices() throws Exception {
         requireMpirun();
-        List<HostTensor> init = LeNet.initParams(6);
+        List<HostTensor> init = new LeNet().initParams(6);
         SafeTensors.write(dir.resolve("init.safetensors"), init);
         Path report = dir.resolve("report.json");
         String out = run(mpirun(2, slice("mpi2.safetensors", "--gpus", "1", "--report", report.toString())));

@@ -49,7 +49,7 @@ class TrainCommandTest {
      */
     @Test
     void oneAndThreeDevicesSaveTheSameParameters() {
-        List<HostTensor> init = LeNet.initParams(5);
+        List<HostTensor> init = new LeNet().initParams(5);
         SafeTensors.write(dir.resolve("init.safetensors"), init);
         List<HostTensor> one = trainAndSave("one.safetensors", "--gpus", "1");
         List<HostTensor> three = trainAndSave("three.safetensors", "--gpus", "3", "--debug");
@@ -71,7 +71,7 @@ class TrainCommandTest {
     void openClAndSimSaveTheSameParameters() {
         var opencl = org.multigpulab.device.Backends.find("opencl").availability();
         org.multigpulab.device.testing.Prerequisite.require("opencl", opencl.available(), opencl.reason());
-        List<HostTensor> init = LeNet.initParams(9);
+        List<HostTensor> init = new LeNet().initParams(9);
         SafeTensors.write(dir.resolve("init.safetensors"), init);
         List<HostTensor> gpu = trainAndSave("opencl.safetensors", "--backend", "opencl", "--gpus", "1");
         List<HostTensor> sim = trainAndSave("sim.safetensors", "--backend", "sim", "--gpus", "2");
@@ -88,7 +88,7 @@ class TrainCommandTest {
      */
     @Test
     void djlAndSimSaveTheSameParameters() {
-        List<HostTensor> init = LeNet.initParams(4);
+        List<HostTensor> init = new LeNet().initParams(4);
         SafeTensors.write(dir.resolve("init.safetensors"), init);
         List<HostTensor> torch = trainAndSave("djl.safetensors", "--backend", "djl", "--gpus", "1");
         List<HostTensor> sim = trainAndSave("sim.safetensors", "--backend", "sim", "--gpus", "2");
@@ -97,6 +97,28 @@ class TrainCommandTest {
         List<HostTensor> four = trainAndSave("four.safetensors", "--backend", "sim", "--physical", "djl", "--gpus", "4");
         UpdateDistance fourVsSim = UpdateDistance.of(init, four, sim);
         assertTrue(fourVsSim.worst().relative() < 3e-4, "4 logical GPUs over djl vs sim: " + fourVsSim);
+    }
+
+    /**
+     * {@code --model mlp} trains d2l's MLP through the same trainer: its four tensors saved, the model in the
+     * report, and the gradient that crosses the links is the MLP's (203,530 floats a step into device 1).
+     */
+    @Test
+    void trainsTheMlpAndRecordsTheModel() throws Exception {
+        Path report = dir.resolve("mlp.json");
+        Path saved = dir.resolve("mlp.safetensors");
+        LabRunner.Result r = LabRunner.run("train", "--model", "mlp", "--gpus", "2", "--train-samples", "1024",
+                "--test-samples", "256", "--epochs", "1", "--quiet", "--report", report.toString(), "--save",
+                saved.toString(), "--plot-dir", dir.resolve("plots").toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("test acc: "), r.out());
+        List<HostTensor> params = SafeTensors.read(saved);
+        assertEquals(List.of("W1", "b1", "W2", "b2"), params.stream().map(HostTensor::name).toList());
+        assertEquals("[784, 256]", params.getFirst().shapeText());
+        RunReport parsed = RunReport.fromJson(Files.readString(report));
+        assertEquals("mlp", parsed.config().model());
+        assertEquals(203_530L * Float.BYTES * (1024 / 256), parsed.deviceStats().get(1).bytesFromPeers(),
+                "the naive allreduce sends device 1 the whole summed gradient once a step");
     }
 
     /** {@code --trace} writes a Chrome trace: every logical GPU a process, with named lanes and timed events. */
@@ -144,6 +166,7 @@ class TrainCommandTest {
         assertEquals(List.of("sim:0", "sim:1"), parsed.devices());
         assertEquals(1024, parsed.config().trainSamples());
         assertEquals("ring", parsed.config().allreduce());
+        assertEquals("lenet", parsed.config().model());
         long gradientBytes = 129_068L * Float.BYTES, steps = 2 * (1024 / 256);
         assertEquals(gradientBytes * steps, parsed.deviceStats().get(1).bytesFromPeers(),
                 "a ring of 2 moves the whole gradient once per step into each device");

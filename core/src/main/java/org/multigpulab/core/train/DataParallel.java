@@ -4,6 +4,7 @@ import java.util.List;
 import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.HostBatch;
 import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.Model;
 import org.multigpulab.device.Device;
 
 /**
@@ -20,9 +21,9 @@ public final class DataParallel implements AutoCloseable {
         this.trainer = trainer;
     }
 
-    /** {@code nn.DataParallel(net, device_ids=devices)} for the notebook's LeNet with these parameters. */
-    public static DataParallel wrap(List<HostTensor> params, List<Device> devices) {
-        return new DataParallel(new DataParallelTrainer(devices, params, TrainConfig.notebook()));
+    /** {@code nn.DataParallel(net, device_ids=devices)} for {@code model} with these parameters. */
+    public static DataParallel wrap(Model model, List<HostTensor> params, List<Device> devices) {
+        return new DataParallel(new DataParallelTrainer(devices, model, params, TrainConfig.notebook()));
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.multigpulab.core.train;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -12,7 +13,8 @@ import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.data.HostBatch;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
-import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.Model;
+import org.multigpulab.core.model.ParameterSpec;
 import org.multigpulab.core.parallel.GradientSync;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Scatter;
@@ -24,33 +26,54 @@ import org.multigpulab.device.Kernels;
 import org.multigpulab.device.Timeline;
 
 /**
- * Data-parallel training of the notebook's LeNet on any list of devices, step for step as the notebook's
- * {@code train_batch} and {@code train}: split the batch, forward and backward on each device, sum every
- * gradient over the devices (and the processes), then the same SGD step on every replica. The devices may belong
- * to any backend. Every option comes in one {@link TrainConfig}, fixed for the trainer's life.
+ * Data-parallel training of a {@link Model} (the notebook's LeNet, or another) on any list of devices, step for
+ * step as the notebook's {@code train_batch} and {@code train}: split the batch, forward and backward on each
+ * device, sum every gradient over the devices (and the processes), then the same SGD step on every replica. The
+ * devices may belong to any backend. Every option comes in one {@link TrainConfig}, fixed for the trainer's life.
  *
  * <p>Owns one {@link Replica} per device; closing the trainer frees them. Not thread-safe.
  */
 public final class DataParallelTrainer implements AutoCloseable {
 
     private final List<Device> devices;
+    private final Model model;
     private final List<Replica> deviceParams;
     private final TrainConfig config;
     private final GradientSync gradients;
 
     /**
-     * The notebook's {@code device_params = [get_params(params, d) for d in devices]}, and the gradient
-     * synchronisation {@code config} chooses.
+     * The notebook's {@code device_params = [get_params(params, d) for d in devices]} for {@code model}, whose
+     * parameters {@code params} must be, by name and shape, and the gradient synchronisation {@code config}
+     * chooses.
      */
-    public DataParallelTrainer(List<Device> devices, List<HostTensor> params, TrainConfig config) {
+    public DataParallelTrainer(List<Device> devices, Model model, List<HostTensor> params, TrainConfig config) {
         if (devices.isEmpty()) {
             throw new IllegalArgumentException("training needs at least one device");
         }
+        checkFits(model, params);
         this.devices = List.copyOf(devices);
+        this.model = model;
         this.deviceParams = devices.stream().map(d -> Replica.getParams(params, d)).toList();
         this.config = config;
         this.gradients = GradientSync.of(deviceParams, config.allReduce(), config.bucketBytes(),
                 config.processGroup());
+    }
+
+    private static void checkFits(Model model, List<HostTensor> params) {
+        List<ParameterSpec> specs = model.parameters();
+        boolean fits = specs.size() == params.size();
+        for (int i = 0; fits && i < specs.size(); i++) {
+            fits = specs.get(i).name().equals(params.get(i).name())
+                    && Arrays.equals(specs.get(i).shape(), params.get(i).shape());
+        }
+        if (!fits) {
+            throw new IllegalArgumentException("these parameters are not " + model.name() + "'s: it has " + specs
+                    + ", they are " + params.stream().map(p -> p.name() + " " + p.shapeText()).toList());
+        }
+    }
+
+    public Model model() {
+        return model;
     }
 
     public List<Device> devices() {
@@ -88,7 +111,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         List<DeviceStep> steps = splitBatch(batch);
         try {
             // Loss is calculated separately on each GPU
-            steps.forEach(DeviceStep::forwardAndLoss);
+            steps.forEach(step -> step.forwardAndLoss(model));
             // Back propagation is performed separately on each GPU; in buckets, summing starts meanwhile
             gradients.prepareForBackward();
             for (int i = 0; i < steps.size(); i++) {
@@ -229,7 +252,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                 Tensor y = tape.newTensor(false, b.size());
                 replica.device().upload(b.x(), 0, x.data());
                 replica.device().upload(b.y(), 0, y.data());
-                correct += DeviceStep.matches(tape, LeNet.forward(tape, x, replica.params()), y);
+                correct += DeviceStep.matches(tape, model.forward(tape, x, replica.params()), y);
             }
         }
         double[] sum = {correct};

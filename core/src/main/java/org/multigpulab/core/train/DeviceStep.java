@@ -4,7 +4,7 @@ import java.util.function.Consumer;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
-import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Shard;
 import org.multigpulab.device.Device;
@@ -34,12 +34,12 @@ final class DeviceStep implements AutoCloseable {
         return shard.size();
     }
 
-    /** {@code loss(lenet(X_shard, device_W), y_shard)}, recorded on a new tape. */
-    void forwardAndLoss() {
+    /** {@code loss(lenet(X_shard, device_W), y_shard)} for {@code model}, recorded on a new tape. */
+    void forwardAndLoss(Model model) {
         try (Device.Range r = device().range("forward")) {
             tape = Tape.training(replica.workspace());
-            Tensor x = Tensor.of(shard.x(), false, shard.size(), 1, LeNet.IMAGE_SIZE, LeNet.IMAGE_SIZE);
-            logits = LeNet.forward(tape, x, replica.params());                // [N, 10]
+            Tensor x = Tensor.of(shard.x(), false, shard.size(), 1, Model.IMAGE_SIZE, Model.IMAGE_SIZE);
+            logits = model.forward(tape, x, replica.params());                 // [N, 10]
             loss = Ops.crossEntropySum(tape, logits, labels());                // [N], summed by backward
         }
     }

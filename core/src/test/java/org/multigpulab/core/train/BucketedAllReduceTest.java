@@ -27,7 +27,8 @@ class BucketedAllReduceTest {
 
     private static Run train(String allreduce, long bucketBytes) {
         FashionMnist.Splits data = Synthetic.splits(1024, 64);
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2, "t4", "pcie3"), LeNet.initParams(3),
+        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2, "t4", "pcie3"), new LeNet(),
+                new LeNet().initParams(3),
                 new TrainConfig(1, 256, 0.2f, 1, false, true).withAllReduce(AllReduceAlgorithm.named(allreduce))
                         .withBucketBytes(bucketBytes))) {
             TrainResult result = trainer.train(data, new TrainingListener() { });
@@ -50,7 +51,7 @@ class BucketedAllReduceTest {
 
     @Test
     void bucketsFollowTheBackwardOrderAndTheCap() {
-        try (Replica r = Replica.getParams(LeNet.initParams(1), Synthetic.sim(1).getFirst())) {
+        try (Replica r = Replica.getParams(new LeNet().initParams(1), Synthetic.sim(1).getFirst())) {
             // sizes: W1 180, b1 20, W2 25000, b2 50, W3 102400, b3 128, W4 1280, b4 10
             List<GradientBuckets.Bucket> buckets = GradientBuckets.plan(r, 120_000);
             assertEquals(List.of(List.of(7, 6, 5), List.of(4), List.of(3, 2, 1, 0)),

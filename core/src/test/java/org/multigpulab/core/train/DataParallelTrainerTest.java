@@ -19,7 +19,7 @@ import org.multigpulab.core.model.UpdateDistance;
 class DataParallelTrainerTest {
 
     private static List<HostTensor> train(int gpus, FashionMnist.Splits data, TrainConfig config, List<HostTensor> init) {
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(gpus), init, config)) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(gpus), new LeNet(), init, config)) {
             trainer.train(data, new TrainingListener() { });
             return trainer.parameters();
         }
@@ -35,7 +35,7 @@ class DataParallelTrainerTest {
     void kDevicesGiveTheParametersOfOne(int gpus) {
         FashionMnist.Splits data = Synthetic.splits(200, 50);
         TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true);   // replicas checked after every step
-        List<HostTensor> init = LeNet.initParams(0);
+        List<HostTensor> init = new LeNet().initParams(0);
         List<HostTensor> one = train(1, data, config, init);
         UpdateDistance d = UpdateDistance.of(init, train(gpus, data, config, init), one);
         assertTrue(d.worst().relative() < 1e-4, gpus + " devices vs 1: " + d);
@@ -51,13 +51,13 @@ class DataParallelTrainerTest {
     void everyAllreduceAlgorithmGivesTheParametersOfTheNaiveOne(String algorithm) {
         FashionMnist.Splits data = Synthetic.splits(200, 50);
         TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true);
-        List<HostTensor> init = LeNet.initParams(0);
+        List<HostTensor> init = new LeNet().initParams(0);
         List<HostTensor> naive, other;
-        try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), init, config)) {
+        try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), new LeNet(), init, config)) {
             t.train(data, new TrainingListener() { });
             naive = t.parameters();
         }
-        try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), init,
+        try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), new LeNet(), init,
                 config.withAllReduce(org.multigpulab.core.parallel.AllReduceAlgorithm.named(algorithm)))) {
             t.train(data, new TrainingListener() { });
             other = t.parameters();
@@ -72,7 +72,7 @@ class DataParallelTrainerTest {
         FashionMnist.Splits all = FashionMnist.load(Synthetic.realDataDir(), true);
         FashionMnist.Splits data = new FashionMnist.Splits(all.train().first(6400), all.test().first(1000));
         List<TrainingListener.EpochDone> epochs = new ArrayList<>();
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), LeNet.initParams(1),
+        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(), new LeNet().initParams(1),
                 new TrainConfig(2, 32, 0.2f, 1, true, false))) {
             TrainResult result = trainer.train(data, new TrainingListener() {
                 @Override
@@ -92,7 +92,7 @@ class DataParallelTrainerTest {
     void aDivergingRunStopsNamingEpochBatchAndDevice() {
         FashionMnist.Splits data = Synthetic.splits(64, 16);
         List<TrainingListener.BatchDone> done = new ArrayList<>();
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), LeNet.initParams(0),
+        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(), new LeNet().initParams(0),
                 new TrainConfig(3, 16, 1e30f, 1, false, false))) {
             TrainingDivergedException e = assertThrows(TrainingDivergedException.class,
                     () -> trainer.train(data, new TrainingListener() {
@@ -114,7 +114,7 @@ class DataParallelTrainerTest {
     @Test
     void aLastBatchSmallerThanTheDeviceCountIsRefusedBeforeTraining() {
         FashionMnist.Splits data = Synthetic.splits(65, 16);   // 65 % 16 = 1 sample for 2 devices
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), LeNet.initParams(0),
+        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(), new LeNet().initParams(0),
                 new TrainConfig(1, 16, 0.1f, 1, false, false))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> trainer.train(data, new TrainingListener() { }));

@@ -18,12 +18,12 @@ import org.multigpulab.device.DeviceStats;
 public record RunReport(String schema, Config config, List<String> devices, List<Epoch> epochs, Final finalResult,
                         List<DeviceSummary> deviceStats, Sim sim, Dist dist) {
 
-    public static final String SCHEMA = "multigpu-lab/run-report/5";
+    public static final String SCHEMA = "multigpu-lab/run-report/6";
 
-    /** The options the run was started with. */
+    /** The options the run was started with; {@code model} is {@code --model}'s value ({@code lenet}, {@code mlp}). */
     public record Config(String backend, String physical, int gpus, String allreduce, Double bucketMb, int epochs,
                          int batchSize, float lr, long seed, boolean shuffle, int trainSamples, int testSamples,
-                         String dataDir, String load) {
+                         String dataDir, String load, String model) {
     }
 
     /** One epoch; {@code simSec} is null unless the devices are simulated. */

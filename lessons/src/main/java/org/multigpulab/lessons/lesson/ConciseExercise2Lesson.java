@@ -21,6 +21,7 @@ public final class ConciseExercise2Lesson implements Lesson {
 
     private static final int PROBE = 64;
     private static final int REPEATS = 7;
+    private static final LeNet LENET = new LeNet();
 
     @Override
     public String name() {
@@ -37,7 +38,7 @@ public final class ConciseExercise2Lesson implements Lesson {
      * rounds that visit the devices in turn (so drift in the machine's speed hits all alike), median per device.
      */
     public static double[] throughput(List<Device> devices, HostBatch probe) {
-        List<Replica> replicas = devices.stream().map(d -> Replica.getParams(LeNet.initParams(0), d)).toList();
+        List<Replica> replicas = devices.stream().map(d -> Replica.getParams(LENET.initParams(0), d)).toList();
         try {
             replicas.forEach(r -> pass(r, probe));
             double[][] times = new double[devices.size()][REPEATS];
@@ -66,7 +67,7 @@ public final class ConciseExercise2Lesson implements Lesson {
             Tensor y = tape.newTensor(false, probe.size());
             device.upload(probe.x(), 0, x.data());
             device.upload(probe.y(), 0, y.data());
-            tape.backward(Ops.crossEntropySum(tape, LeNet.forward(tape, x, replica.params()), y));
+            tape.backward(Ops.crossEntropySum(tape, LENET.forward(tape, x, replica.params()), y));
         }
         device.synchronize();
     }

@@ -31,7 +31,8 @@ public final class ConciseLesson implements Lesson {
         List<Device> devices = ctx.open(gpus);
         double[] acc = new double[epochs];
         double seconds = 0;
-        try (DataParallel net = DataParallel.wrap(LeNet.initParams(1), devices)) {
+        LeNet lenet = new LeNet();
+        try (DataParallel net = DataParallel.wrap(lenet, lenet.initParams(1), devices)) {
             Random shuffle = new Random(1);
             for (int epoch = 0; epoch < epochs; epoch++) {
                 long start = System.nanoTime();

@@ -137,7 +137,7 @@ public final class LessonContext {
         if (bars != null) {
             listeners.add(bars);
         }
-        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, LeNet.initParams(1), config)) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, new LeNet(), new LeNet().initParams(1), config)) {
             TrainResult result = trainer.train(data(), TrainingListener.all(listeners));
             inspect.accept(trainer);
             return result;

@@ -15,6 +15,8 @@ import org.multigpulab.device.KernelOp;
 /** The notebook's "Model" cell: the LeNet variant, the shape after every step, and its parameter count. */
 public final class ModelLesson implements Lesson {
 
+    private static final LeNet LENET = new LeNet();
+
     /** A layer's name and output shape for one image. */
     public record Layer(String name, int[] shape) {
     }
@@ -37,15 +39,15 @@ public final class ModelLesson implements Lesson {
     public Model inspect(LessonContext ctx) {
         List<Device> devices = ctx.open(1);
         List<Layer> layers = new ArrayList<>();
-        try (Replica replica = Replica.getParams(LeNet.initParams(0), devices.getFirst());
+        try (Replica replica = Replica.getParams(LENET.initParams(0), devices.getFirst());
              Tape tape = Tape.inference(replica.workspace())) {
             Tensor x = tape.newTensor(false, 1, 1, LeNet.IMAGE_SIZE, LeNet.IMAGE_SIZE);
             layers.add(new Layer("X", x.shape()));
-            LeNet.forward(tape, x, replica.params(), (name, t) -> layers.add(new Layer(name, t.shape())));
+            LENET.forward(tape, x, replica.params(), (name, t) -> layers.add(new Layer(name, t.shape())));
         } finally {
             devices.forEach(Device::close);
         }
-        return new Model(layers, LeNet.parameterCount());
+        return new Model(layers, LENET.parameterCount());
     }
 
     @Override
@@ -57,11 +59,11 @@ public final class ModelLesson implements Lesson {
             out.printf("  %-14s %s%n", layer.name(), Arrays.toString(layer.shape()));
         }
         out.println("parameters (weights ~ N(0, 1) * 0.01, biases 0):");
-        for (HostTensor p : LeNet.initParams(0)) {
+        for (HostTensor p : LENET.initParams(0)) {
             out.printf("  %-3s %-16s %,8d%n", p.name(), p.shapeText(), p.size());
         }
         out.printf("  total %,d%n", model.parameters());
-        List<HostTensor> params = LeNet.initParams(0);
+        List<HostTensor> params = LENET.initParams(0);
         double convParams = params.subList(0, 4).stream().mapToInt(HostTensor::size).sum();
         long convFlops = new ConvShape(1, 1, 28, 28, 20, 3, 3).flops() + new ConvShape(1, 20, 13, 13, 50, 5, 5).flops();
         long denseFlops = KernelOp.Gemm.flops(1, 128, 800) + KernelOp.Gemm.flops(1, 10, 128);
