@@ -59,7 +59,8 @@ final class TrainCommand implements Callable<Integer> {
 
     @Option(names = "--model", paramLabel = "NAME", defaultValue = "lenet",
             description = "What to train: lenet (the notebook's LeNet: two convolutions, 129,068 parameters) or mlp"
-                    + " (d2l's multilayer perceptron 784-256-10 with ReLU, 203,530 parameters). Default: ${DEFAULT-VALUE}.")
+                    + " (d2l's multilayer perceptron 784-256-10 with ReLU, 203,530 parameters)."
+                    + " Default: ${DEFAULT-VALUE}.")
     String modelName;
 
     @Option(names = "--epochs", paramLabel = "N", defaultValue = "5", description = "Default: ${DEFAULT-VALUE}.")
@@ -73,7 +74,7 @@ final class TrainCommand implements Callable<Integer> {
     float lr;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
-            description = "Seeds the initial parameters and the shuffling. Default: ${DEFAULT-VALUE}.")
+            description = "The random seed of the initial parameters and the shuffling. Default: ${DEFAULT-VALUE}.")
     long seed;
 
     @CommandLine.Mixin
@@ -209,8 +210,8 @@ final class TrainCommand implements Callable<Integer> {
             Path plots = lead ? PlotDir.choose(plotDir) : null;
             if (lead) {
                 Curve test = new Curve("test acc"), train = new Curve("train acc");
-                listeners.add(new LearningCurve(model.name() + " on " + trainer.deviceIds(), plots, "learning-curve", talk,
-                        List.of(test, train)).listener(test, train));
+                listeners.add(new LearningCurve(model.name() + " on " + trainer.deviceIds(), plots, "learning-curve",
+                        talk, List.of(test, train)).listener(test, train));
             }
             TrainResult result = trainer.train(splits, TrainingListener.all(listeners));
             if (!lead) {

@@ -148,7 +148,7 @@ class TrainCommandTest {
     }
 
     @Test
-    void printsTheSeedsLineAndWritesTheReportAndTheCurve() throws Exception {
+    void printsTheNotebooksLineAndWritesTheReportAndTheCurve() throws Exception {
         Path report = dir.resolve("run.json");
         Path plots = dir.resolve("plots");
         LabRunner.Result r = LabRunner.run("train", "--gpus", "2", "--train-samples", "1024", "--test-samples", "256",

@@ -6,7 +6,7 @@ import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
 /**
- * The differentiable operations of the seed's LeNet, each forward step with its backward step beside it.
+ * The differentiable operations of the notebook's LeNet, each forward step with its backward step beside it.
  * Every op runs on the device of its inputs through {@link Kernels} and records its backward step on the tape.
  */
 public final class Ops {
@@ -72,7 +72,7 @@ public final class Ops {
 
     /**
      * {@code loss(y_hat, y)} with reduction "none", to be summed: returns the per-sample losses [N], and
-     * {@link Tape#backward} from them differentiates their sum, as the seed's {@code loss(...).sum().backward()}.
+     * {@link Tape#backward} from them differentiates their sum, as the notebook's {@code loss(...).sum().backward()}.
      */
     public static Tensor crossEntropySum(Tape tape, Tensor logits, Tensor labels) {
         int n = logits.dim(0), classes = logits.dim(1);

@@ -24,10 +24,13 @@ public interface Model {
     /** The parameters, in the order {@link #forward} takes them. */
     List<ParameterSpec> parameters();
 
-    /** The forward pass: x {@code [N, 1, 28, 28]} → logits {@code [N, 10]}, params in {@link #parameters()}'s order. */
+    /** The forward pass: x {@code [N, 1, 28, 28]} → logits {@code [N, 10]}; params in {@link #parameters()}'s order. */
     Tensor forward(Tape tape, Tensor x, List<Tensor> params);
 
-    /** Initial parameters: each in order, as its {@link ParameterSpec.Init} says, from one generator seeded {@code seed}. */
+    /**
+     * Initial parameters: each in order, as its {@link ParameterSpec.Init} says, drawn from one generator of random
+     * seed {@code seed}.
+     */
     default List<HostTensor> initParams(long seed) {
         Random random = new Random(seed);
         List<HostTensor> params = new ArrayList<>();

@@ -62,7 +62,7 @@ public abstract sealed class GradientSync {
     /** Before a step's backward passes: forgets which gradients the last step delivered (DDP's name). */
     public abstract void prepareForBackward();
 
-    /** What device {@code device}'s backward pass calls each time a parameter's gradient has received a contribution. */
+    /** What device {@code device}'s backward pass calls each time a parameter's gradient received a contribution. */
     public abstract Consumer<Tensor> hook(int device);
 
     /** After every device's backward pass: the sums that are still to make; afterwards every replica holds them. */
@@ -78,7 +78,7 @@ public abstract sealed class GradientSync {
         return acrossProcesses.calls();
     }
 
-    /** Sums tensor {@code tensor} of the step, one buffer per device, over the devices, in a range named {@code name}. */
+    /** Sums the step's tensor {@code tensor}, one buffer per device, over the devices, in a range called {@code name}. */
     void allReduce(String name, List<Buffer> buffers, int tensor) {
         try (OnEveryDevice r = OnEveryDevice.range(replicas, name)) {
             algorithm.allReduce(buffers, tensor);

@@ -90,7 +90,7 @@ public final class Scatter {
     }
 
     /**
-     * The seed's {@code split_batch(X, y, devices)}: each device's shard of the images and labels, in buffers
+     * The notebook's {@code split_batch(X, y, devices)}: each device's shard of the images and labels, in buffers
      * taken from that device's workspace (give them back when the step is done).
      */
     public static List<Shard> splitBatch(HostBatch batch, List<Workspace> workspaces) {

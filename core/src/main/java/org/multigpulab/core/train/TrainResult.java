@@ -8,7 +8,7 @@ import java.util.List;
 import org.multigpulab.device.DeviceId;
 
 /**
- * What a training run gives: the devices, every epoch's figures, and the seed's summary (last test accuracy,
+ * What a training run gives: the devices, every epoch's figures, and the notebook's summary (last test accuracy,
  * mean wall seconds per epoch of the training loop). {@code simulated} describes the modelled GPUs
  * ({@code "2× T4 over PCIe 3"}) when the devices are simulated, else it is {@code null}.
  */
@@ -28,7 +28,7 @@ public record TrainResult(List<DeviceId> devices, List<TrainingListener.EpochDon
     }
 
     /**
-     * The seed's closing line, {@code test acc: 0.74, 4.4 sec/epoch on [sim:0, sim:1]}, and on simulated GPUs what
+     * The notebook's closing line, {@code test acc: 0.74, 4.4 sec/epoch on [sim:0, sim:1]}, and on simulated GPUs what
      * the modelled ones would take: {@code (simulated 2× T4 over PCIe 3: 1.2 sec/epoch)}.
      */
     public String summaryLine() {

@@ -34,7 +34,7 @@ class LeNetGradientTest {
     }
 
     @Test
-    void modelHasTheSeedsShapesAndParameterCount() {
+    void modelHasTheNotebooksShapesAndParameterCount() {
         assertEquals(129_068, new LeNet().parameterCount());
         List<HostTensor> params = new LeNet().initParams(0);
         assertEquals(List.of("W1", "b1", "W2", "b2", "W3", "b3", "W4", "b4"), params.stream().map(HostTensor::name).toList());
@@ -63,7 +63,7 @@ class LeNetGradientTest {
         List<HostTensor> init = new LeNet().initParams(3).stream().map(p -> {
             float[] v = p.values().clone();
             for (int i = 0; i < v.length; i++) {
-                v[i] = (float) random.nextGaussian() * 0.1f;   // bigger than the seed's 0.01, so every layer matters
+                v[i] = (float) random.nextGaussian() * 0.1f;   // bigger than the notebook's 0.01, so every layer matters
             }
             return new HostTensor(p.name(), p.shape(), v);
         }).toList();

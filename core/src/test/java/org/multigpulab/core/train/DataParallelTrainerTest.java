@@ -72,8 +72,8 @@ class DataParallelTrainerTest {
         FashionMnist.Splits all = FashionMnist.load(Synthetic.realDataDir(), true);
         FashionMnist.Splits data = new FashionMnist.Splits(all.train().first(6400), all.test().first(1000));
         List<TrainingListener.EpochDone> epochs = new ArrayList<>();
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(), new LeNet().initParams(1),
-                new TrainConfig(2, 32, 0.2f, 1, true, false))) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(),
+                new LeNet().initParams(1), new TrainConfig(2, 32, 0.2f, 1, true, false))) {
             TrainResult result = trainer.train(data, new TrainingListener() {
                 @Override
                 public void onEpoch(EpochDone epoch) {
@@ -92,8 +92,8 @@ class DataParallelTrainerTest {
     void aDivergingRunStopsNamingEpochBatchAndDevice() {
         FashionMnist.Splits data = Synthetic.splits(64, 16);
         List<TrainingListener.BatchDone> done = new ArrayList<>();
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(), new LeNet().initParams(0),
-                new TrainConfig(3, 16, 1e30f, 1, false, false))) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(),
+                new LeNet().initParams(0), new TrainConfig(3, 16, 1e30f, 1, false, false))) {
             TrainingDivergedException e = assertThrows(TrainingDivergedException.class,
                     () -> trainer.train(data, new TrainingListener() {
                         @Override
@@ -114,8 +114,8 @@ class DataParallelTrainerTest {
     @Test
     void aLastBatchSmallerThanTheDeviceCountIsRefusedBeforeTraining() {
         FashionMnist.Splits data = Synthetic.splits(65, 16);   // 65 % 16 = 1 sample for 2 devices
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(), new LeNet().initParams(0),
-                new TrainConfig(1, 16, 0.1f, 1, false, false))) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(),
+                new LeNet().initParams(0), new TrainConfig(1, 16, 0.1f, 1, false, false))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> trainer.train(data, new TrainingListener() { }));
             assertTrue(e.getMessage().contains("--train-samples"), e.getMessage());

@@ -47,7 +47,7 @@ class LessonsTest {
     }
 
     @Test
-    void modelHasTheSeedsShapesAndParameterCount() {
+    void modelHasTheNotebooksShapesAndParameterCount() {
         ModelLesson.Model model = new ModelLesson().inspect(ctx(null));
         assertEquals(129_068, model.parameters());
         assertArrayEquals(new int[] {1, 20, 26, 26}, model.layers().get(1).shape());
