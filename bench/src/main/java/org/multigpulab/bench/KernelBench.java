@@ -26,16 +26,31 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
 public class KernelBench {
 
     @Param({"cpu", "djl"})
     public String backend;
 
-    @Param({"conv1_forward", "conv1_backward_filter", "conv2_forward", "conv2_backward_data",
-            "conv2_backward_filter", "dense3_forward", "dense3_backward_weight", "dense3_backward_data",
-            "bias1_add", "bias1_backward", "relu1_forward", "relu1_backward", "pool1_forward", "pool1_backward",
-            "sgd_w3_axpy"})
+    @Param({
+        "conv1_forward",
+        "conv1_backward_filter",
+        "conv2_forward",
+        "conv2_backward_data",
+        "conv2_backward_filter",
+        "dense3_forward",
+        "dense3_backward_weight",
+        "dense3_backward_data",
+        "bias1_add",
+        "bias1_backward",
+        "relu1_forward",
+        "relu1_backward",
+        "pool1_forward",
+        "pool1_backward",
+        "sgd_w3_axpy"
+    })
     public String kernel;
 
     private Device device;

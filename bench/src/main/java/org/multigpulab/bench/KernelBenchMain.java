@@ -32,14 +32,23 @@ public final class KernelBenchMain {
         try (Device cpu = Backends.open("cpu", DeviceRequest.of(1)).getFirst()) {
             costs = LeNetKernels.on(cpu);
         }
-        System.out.printf(Locale.ROOT, "%n| kernel (batch 256) | backend | µs per call | GFLOP/s | GB/s |%n|---|---|---|---|---|%n");
+        System.out.printf(
+                Locale.ROOT,
+                "%n| kernel (batch 256) | backend | µs per call | GFLOP/s | GB/s |%n|---|---|---|---|---|%n");
         for (RunResult r : results) {
             String kernel = r.getParams().getParam("kernel");
             String backend = r.getParams().getParam("backend");
             double micros = r.getPrimaryResult().getScore();
             KernelOp.Call cost = costs.get(kernel);
-            System.out.printf(Locale.ROOT, "| %s | %s | %.1f ± %.1f | %.1f | %.1f |%n", kernel, backend, micros,
-                    r.getPrimaryResult().getScoreError(), cost.flops() / micros / 1e3, cost.bytes() / micros / 1e3);
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %s | %.1f ± %.1f | %.1f | %.1f |%n",
+                    kernel,
+                    backend,
+                    micros,
+                    r.getPrimaryResult().getScoreError(),
+                    cost.flops() / micros / 1e3,
+                    cost.bytes() / micros / 1e3);
         }
     }
 }

@@ -13,8 +13,7 @@ import org.multigpulab.device.testing.Prerequisite;
 /** Small data sets and devices for core's tests. */
 public final class Synthetic {
 
-    private Synthetic() {
-    }
+    private Synthetic() {}
 
     /** {@code count} random 28×28 images whose label is a function of the image, so there is something to learn. */
     public static Dataset images(String name, int count, long seed) {
@@ -42,9 +41,12 @@ public final class Synthetic {
      * skipped, or fails in CI (see {@link Prerequisite}).
      */
     public static java.nio.file.Path realDataDir() {
-        java.util.Optional<java.nio.file.Path> dir = DataLocator.of(java.util.Optional.empty()).locate();
-        Prerequisite.require("fashion-mnist", dir.isPresent(), "no folder of " + DataLocator.ENV_VAR
-                + ", the cache or " + DataLocator.DEBIAN_DIR + " holds it");
+        java.util.Optional<java.nio.file.Path> dir =
+                DataLocator.of(java.util.Optional.empty()).locate();
+        Prerequisite.require(
+                "fashion-mnist",
+                dir.isPresent(),
+                "no folder of " + DataLocator.ENV_VAR + ", the cache or " + DataLocator.DEBIAN_DIR + " holds it");
         return dir.orElseThrow();
     }
 
@@ -54,6 +56,7 @@ public final class Synthetic {
 
     /** {@code gpus} logical GPUs timed as the profile and topology given ({@code "t4"}, {@code "pcie3"}). */
     public static List<Device> sim(int gpus, String profile, String topology) {
-        return Backends.open("sim", new DeviceRequest(gpus, java.util.Map.of("profile", profile, "topology", topology)));
+        return Backends.open(
+                "sim", new DeviceRequest(gpus, java.util.Map.of("profile", profile, "topology", topology)));
     }
 }

@@ -8,8 +8,7 @@ import java.util.stream.Collectors;
 /** Finds backends on the class path through {@link ServiceLoader}, by name. Stateless and thread-safe. */
 public final class Backends {
 
-    private Backends() {
-    }
+    private Backends() {}
 
     /** Every backend on the class path, sorted by name. */
     public static List<Backend> all() {

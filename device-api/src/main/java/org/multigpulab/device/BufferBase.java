@@ -31,7 +31,8 @@ public abstract class BufferBase implements Buffer {
     @Override
     public final Buffer slice(int offset, int count) {
         if (offset < 0 || count < 0 || offset + count > length) {
-            throw new DeviceException("slice [" + offset + ", " + (offset + count) + ") is outside a buffer of " + length);
+            throw new DeviceException(
+                    "slice [" + offset + ", " + (offset + count) + ") is outside a buffer of " + length);
         }
         return view(offset, count);
     }
@@ -64,8 +65,8 @@ public abstract class BufferBase implements Buffer {
     /** Checks that a peer copy's source and target have the same length. */
     public static void checkSameLength(Buffer src, Buffer dst) {
         if (src.length() != dst.length()) {
-            throw new DeviceException("copy from " + src.device().id() + " to " + dst.device().id()
-                    + ": lengths differ (" + src.length() + " and " + dst.length() + ")");
+            throw new DeviceException("copy from " + src.device().id() + " to "
+                    + dst.device().id() + ": lengths differ (" + src.length() + " and " + dst.length() + ")");
         }
     }
 }

@@ -5,12 +5,17 @@ package org.multigpulab.device;
  * input {@code x[batch, inChannels, height, width]}, filter {@code w[outChannels, inChannels, kernelHeight,
  * kernelWidth]}, output {@code y[batch, outChannels, outHeight, outWidth]}. Immutable.
  */
-public record ConvShape(int batch, int inChannels, int height, int width,
-                        int outChannels, int kernelHeight, int kernelWidth) {
+public record ConvShape(
+        int batch, int inChannels, int height, int width, int outChannels, int kernelHeight, int kernelWidth) {
 
     public ConvShape {
-        if (batch <= 0 || inChannels <= 0 || outChannels <= 0 || kernelHeight <= 0 || kernelWidth <= 0
-                || height < kernelHeight || width < kernelWidth) {
+        if (batch <= 0
+                || inChannels <= 0
+                || outChannels <= 0
+                || kernelHeight <= 0
+                || kernelWidth <= 0
+                || height < kernelHeight
+                || width < kernelWidth) {
             throw new DeviceException("invalid convolution shape " + this);
         }
     }

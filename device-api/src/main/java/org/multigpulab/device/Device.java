@@ -63,7 +63,7 @@ public interface Device extends AutoCloseable {
     /** An open {@link #range}; closing it ends the step. */
     interface Range extends AutoCloseable {
 
-        Range NONE = () -> { };
+        Range NONE = () -> {};
 
         @Override
         void close();

@@ -15,10 +15,12 @@ public record DeviceId(String backend, String local) {
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(local, "local");
         if (!backend.matches("[a-z][a-z0-9_-]*")) {
-            throw new IllegalArgumentException("a backend name is lower-case letters, digits, '-' or '_', not '" + backend + "'");
+            throw new IllegalArgumentException(
+                    "a backend name is lower-case letters, digits, '-' or '_', not '" + backend + "'");
         }
         if (local.isEmpty() || local.chars().anyMatch(Character::isWhitespace)) {
-            throw new IllegalArgumentException("a device id needs a non-blank part after the backend, not '" + local + "'");
+            throw new IllegalArgumentException(
+                    "a device id needs a non-blank part after the backend, not '" + local + "'");
         }
     }
 

@@ -33,12 +33,12 @@ public final class InstrumentedKernels extends KernelOp.Wrapper {
 
     private void check(KernelOp op, String role, Buffer buffer, long needed) {
         if (buffer.device() != device) {
-            throw new DeviceException(op.kernelName() + " on " + device.id() + " was given " + role
-                    + " that lives on " + buffer.device().id() + "; copy it to " + device.id() + " first");
+            throw new DeviceException(op.kernelName() + " on " + device.id() + " was given " + role + " that lives on "
+                    + buffer.device().id() + "; copy it to " + device.id() + " first");
         }
         if (buffer.length() < needed) {
-            throw new DeviceException(op.kernelName() + " on " + device.id() + ": " + role + " holds "
-                    + buffer.length() + " floats but the shape needs " + needed);
+            throw new DeviceException(op.kernelName() + " on " + device.id() + ": " + role + " holds " + buffer.length()
+                    + " floats but the shape needs " + needed);
         }
     }
 }

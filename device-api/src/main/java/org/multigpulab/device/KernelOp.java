@@ -39,8 +39,7 @@ public enum KernelOp {
     ARGMAX_MATCHES(reads("logits"), reads("labels"), writes("count"));
 
     /** One buffer argument of an op: its name in the method and in error messages, and what the op does to it. */
-    public record Arg(String role, boolean reads, boolean writes) {
-    }
+    public record Arg(String role, boolean reads, boolean writes) {}
 
     private static Arg reads(String role) {
         return new Arg(role, true, false);
@@ -128,179 +127,503 @@ public enum KernelOp {
     // Short methods sit on one line, so that an op's description reads as one block.
 
     public record Conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) implements Call {
-        @Override public KernelOp op() { return CONV2D_FORWARD; }
-        @Override public Buffer buffer(int i) { return pick(i, x, w, y); }
-        @Override public long needed(int i) { return pick(i, s.inputLength(), s.filterLength(), s.outputLength()); }
-        @Override public long flops() { return s.flops(); }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        @Override
+        public KernelOp op() {
+            return CONV2D_FORWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x, w, y);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, s.inputLength(), s.filterLength(), s.outputLength());
+        }
+
+        @Override
+        public long flops() {
+            return s.flops();
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.conv2dForward(m.apply(x), m.apply(w), m.apply(y), s);
         }
     }
 
     public record Conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) implements Call {
-        @Override public KernelOp op() { return CONV2D_BACKWARD_DATA; }
-        @Override public Buffer buffer(int i) { return pick(i, dy, w, dx); }
-        @Override public long needed(int i) { return pick(i, s.outputLength(), s.filterLength(), s.inputLength()); }
-        @Override public long flops() { return s.flops(); }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        @Override
+        public KernelOp op() {
+            return CONV2D_BACKWARD_DATA;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, dy, w, dx);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, s.outputLength(), s.filterLength(), s.inputLength());
+        }
+
+        @Override
+        public long flops() {
+            return s.flops();
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.conv2dBackwardData(m.apply(dy), m.apply(w), m.apply(dx), s);
         }
     }
 
     public record Conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) implements Call {
-        @Override public KernelOp op() { return CONV2D_BACKWARD_FILTER; }
-        @Override public Buffer buffer(int i) { return pick(i, x, dy, dw); }
-        @Override public long needed(int i) { return pick(i, s.inputLength(), s.outputLength(), s.filterLength()); }
-        @Override public long flops() { return s.flops(); }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        @Override
+        public KernelOp op() {
+            return CONV2D_BACKWARD_FILTER;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x, dy, dw);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, s.inputLength(), s.outputLength(), s.filterLength());
+        }
+
+        @Override
+        public long flops() {
+            return s.flops();
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.conv2dBackwardFilter(m.apply(x), m.apply(dy), m.apply(dw), s);
         }
     }
 
     public record BiasAdd(Buffer y, Buffer b, BiasShape s) implements Call {
-        @Override public KernelOp op() { return BIAS_ADD; }
-        @Override public Buffer buffer(int i) { return pick(i, y, b); }
-        @Override public long needed(int i) { return pick(i, s.length(), s.channels()); }
-        @Override public long flops() { return s.length(); }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) { k.biasAdd(m.apply(y), m.apply(b), s); }
+        @Override
+        public KernelOp op() {
+            return BIAS_ADD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, y, b);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, s.length(), s.channels());
+        }
+
+        @Override
+        public long flops() {
+            return s.length();
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
+            k.biasAdd(m.apply(y), m.apply(b), s);
+        }
     }
 
     public record BiasAddBackward(Buffer dy, Buffer db, BiasShape s) implements Call {
-        @Override public KernelOp op() { return BIAS_ADD_BACKWARD; }
-        @Override public Buffer buffer(int i) { return pick(i, dy, db); }
-        @Override public long needed(int i) { return pick(i, s.length(), s.channels()); }
-        @Override public long flops() { return s.length(); }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        @Override
+        public KernelOp op() {
+            return BIAS_ADD_BACKWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, dy, db);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, s.length(), s.channels());
+        }
+
+        @Override
+        public long flops() {
+            return s.length();
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.biasAddBackward(m.apply(dy), m.apply(db), s);
         }
     }
 
     public record AvgPoolForward(Buffer x, Buffer y, PoolShape s) implements Call {
-        @Override public KernelOp op() { return AVG_POOL_FORWARD; }
-        @Override public Buffer buffer(int i) { return pick(i, x, y); }
-        @Override public long needed(int i) { return pick(i, s.inputLength(), s.outputLength()); }
-        @Override public long flops() { return (long) s.outputLength() * s.window() * s.window(); }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        @Override
+        public KernelOp op() {
+            return AVG_POOL_FORWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x, y);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, s.inputLength(), s.outputLength());
+        }
+
+        @Override
+        public long flops() {
+            return (long) s.outputLength() * s.window() * s.window();
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.avgPoolForward(m.apply(x), m.apply(y), s);
         }
     }
 
     public record AvgPoolBackward(Buffer dy, Buffer dx, PoolShape s) implements Call {
-        @Override public KernelOp op() { return AVG_POOL_BACKWARD; }
-        @Override public Buffer buffer(int i) { return pick(i, dy, dx); }
-        @Override public long needed(int i) { return pick(i, s.outputLength(), s.inputLength()); }
-        @Override public long flops() { return (long) s.outputLength() * s.window() * s.window(); }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        @Override
+        public KernelOp op() {
+            return AVG_POOL_BACKWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, dy, dx);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, s.outputLength(), s.inputLength());
+        }
+
+        @Override
+        public long flops() {
+            return (long) s.outputLength() * s.window() * s.window();
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.avgPoolBackward(m.apply(dy), m.apply(dx), s);
         }
     }
 
     public record ReluForward(Buffer x, Buffer y, int n) implements Call {
-        public ReluForward { count(RELU_FORWARD, n); }
-        @Override public KernelOp op() { return RELU_FORWARD; }
-        @Override public Buffer buffer(int i) { return pick(i, x, y); }
-        @Override public long needed(int i) { return n; }
-        @Override public long flops() { return n; }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) { k.reluForward(m.apply(x), m.apply(y), n); }
+        public ReluForward {
+            count(RELU_FORWARD, n);
+        }
+
+        @Override
+        public KernelOp op() {
+            return RELU_FORWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x, y);
+        }
+
+        @Override
+        public long needed(int i) {
+            return n;
+        }
+
+        @Override
+        public long flops() {
+            return n;
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
+            k.reluForward(m.apply(x), m.apply(y), n);
+        }
     }
 
     public record ReluBackward(Buffer x, Buffer dy, Buffer dx, int n) implements Call {
-        public ReluBackward { count(RELU_BACKWARD, n); }
-        @Override public KernelOp op() { return RELU_BACKWARD; }
-        @Override public Buffer buffer(int i) { return pick(i, x, dy, dx); }
-        @Override public long needed(int i) { return n; }
-        @Override public long flops() { return n; }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        public ReluBackward {
+            count(RELU_BACKWARD, n);
+        }
+
+        @Override
+        public KernelOp op() {
+            return RELU_BACKWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x, dy, dx);
+        }
+
+        @Override
+        public long needed(int i) {
+            return n;
+        }
+
+        @Override
+        public long flops() {
+            return n;
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.reluBackward(m.apply(x), m.apply(dy), m.apply(dx), n);
         }
     }
 
-    public record Gemm(boolean transA, boolean transB, int m, int n, int k,
-                       float alpha, Buffer a, Buffer b, float beta, Buffer c) implements Call {
+    public record Gemm(
+            boolean transA, boolean transB, int m, int n, int k, float alpha, Buffer a, Buffer b, float beta, Buffer c)
+            implements Call {
         public Gemm {
             if (m <= 0 || n <= 0 || k <= 0) {
                 throw new DeviceException("gemm: m, n and k must be positive, got " + m + ", " + n + ", " + k);
             }
         }
         /** The FLOPs of {@code op(a)·op(b)} for {@code a} of {@code m × k}: a multiply and an add per term. */
-        public static long flops(int m, int n, int k) { return 2L * m * n * k; }
-        @Override public KernelOp op() { return GEMM; }
-        @Override public Buffer buffer(int i) { return pick(i, a, b, c); }
-        @Override public long needed(int i) { return pick(i, (long) m * k, (long) k * n, (long) m * n); }
-        @Override public long flops() { return flops(m, n, k); }
+        public static long flops(int m, int n, int k) {
+            return 2L * m * n * k;
+        }
+
+        @Override
+        public KernelOp op() {
+            return GEMM;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, a, b, c);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, (long) m * k, (long) k * n, (long) m * n);
+        }
+
+        @Override
+        public long flops() {
+            return flops(m, n, k);
+        }
         /** With {@code beta == 0} the old contents of {@code c} are not read. */
-        @Override public boolean reads(int i) { return i < 2 || beta != 0; }
-        @Override public void launch(Kernels kernels, UnaryOperator<Buffer> map) {
+        @Override
+        public boolean reads(int i) {
+            return i < 2 || beta != 0;
+        }
+
+        @Override
+        public void launch(Kernels kernels, UnaryOperator<Buffer> map) {
             kernels.gemm(transA, transB, m, n, k, alpha, map.apply(a), map.apply(b), beta, map.apply(c));
         }
     }
 
     public record SoftmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes)
             implements Call {
-        @Override public KernelOp op() { return SOFTMAX_XENT_FORWARD; }
-        @Override public Buffer buffer(int i) { return pick(i, logits, labels, loss); }
-        @Override public long needed(int i) { return pick(i, (long) batch * classes, batch, batch); }
-        @Override public long flops() { return 4L * batch * classes; }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        @Override
+        public KernelOp op() {
+            return SOFTMAX_XENT_FORWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, logits, labels, loss);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, (long) batch * classes, batch, batch);
+        }
+
+        @Override
+        public long flops() {
+            return 4L * batch * classes;
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.softmaxCrossEntropyForward(m.apply(logits), m.apply(labels), m.apply(loss), batch, classes);
         }
     }
 
     public record SoftmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes)
             implements Call {
-        @Override public KernelOp op() { return SOFTMAX_XENT_BACKWARD; }
-        @Override public Buffer buffer(int i) { return pick(i, logits, labels, dlogits); }
-        @Override public long needed(int i) { return pick(i, (long) batch * classes, batch, (long) batch * classes); }
-        @Override public long flops() { return 4L * batch * classes; }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        @Override
+        public KernelOp op() {
+            return SOFTMAX_XENT_BACKWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, logits, labels, dlogits);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, (long) batch * classes, batch, (long) batch * classes);
+        }
+
+        @Override
+        public long flops() {
+            return 4L * batch * classes;
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.softmaxCrossEntropyBackward(m.apply(logits), m.apply(labels), m.apply(dlogits), batch, classes);
         }
     }
 
     public record Axpy(float alpha, Buffer x, Buffer y, int n) implements Call {
-        public Axpy { count(AXPY, n); }
-        @Override public KernelOp op() { return AXPY; }
-        @Override public Buffer buffer(int i) { return pick(i, x, y); }
-        @Override public long needed(int i) { return n; }
-        @Override public long flops() { return 2L * n; }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) { k.axpy(alpha, m.apply(x), m.apply(y), n); }
+        public Axpy {
+            count(AXPY, n);
+        }
+
+        @Override
+        public KernelOp op() {
+            return AXPY;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x, y);
+        }
+
+        @Override
+        public long needed(int i) {
+            return n;
+        }
+
+        @Override
+        public long flops() {
+            return 2L * n;
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
+            k.axpy(alpha, m.apply(x), m.apply(y), n);
+        }
     }
 
     public record Scale(float alpha, Buffer x, int n) implements Call {
-        public Scale { count(SCALE, n); }
-        @Override public KernelOp op() { return SCALE; }
-        @Override public Buffer buffer(int i) { return pick(i, x); }
-        @Override public long needed(int i) { return n; }
-        @Override public long flops() { return n; }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) { k.scale(alpha, m.apply(x), n); }
+        public Scale {
+            count(SCALE, n);
+        }
+
+        @Override
+        public KernelOp op() {
+            return SCALE;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x);
+        }
+
+        @Override
+        public long needed(int i) {
+            return n;
+        }
+
+        @Override
+        public long flops() {
+            return n;
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
+            k.scale(alpha, m.apply(x), n);
+        }
     }
 
     public record Add(Buffer a, Buffer b, Buffer out, int n) implements Call {
-        public Add { count(ADD, n); }
-        @Override public KernelOp op() { return ADD; }
-        @Override public Buffer buffer(int i) { return pick(i, a, b, out); }
-        @Override public long needed(int i) { return n; }
-        @Override public long flops() { return n; }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        public Add {
+            count(ADD, n);
+        }
+
+        @Override
+        public KernelOp op() {
+            return ADD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, a, b, out);
+        }
+
+        @Override
+        public long needed(int i) {
+            return n;
+        }
+
+        @Override
+        public long flops() {
+            return n;
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.add(m.apply(a), m.apply(b), m.apply(out), n);
         }
     }
 
     public record Fill(float value, Buffer x, int n) implements Call {
-        public Fill { count(FILL, n); }
-        @Override public KernelOp op() { return FILL; }
-        @Override public Buffer buffer(int i) { return pick(i, x); }
-        @Override public long needed(int i) { return n; }
-        @Override public long flops() { return 0; }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) { k.fill(value, m.apply(x), n); }
+        public Fill {
+            count(FILL, n);
+        }
+
+        @Override
+        public KernelOp op() {
+            return FILL;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x);
+        }
+
+        @Override
+        public long needed(int i) {
+            return n;
+        }
+
+        @Override
+        public long flops() {
+            return 0;
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
+            k.fill(value, m.apply(x), n);
+        }
     }
 
     public record ArgmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) implements Call {
-        @Override public KernelOp op() { return ARGMAX_MATCHES; }
-        @Override public Buffer buffer(int i) { return pick(i, logits, labels, count); }
-        @Override public long needed(int i) { return pick(i, (long) batch * classes, batch, 1); }
-        @Override public long flops() { return (long) batch * classes; }
-        @Override public void launch(Kernels k, UnaryOperator<Buffer> m) {
+        @Override
+        public KernelOp op() {
+            return ARGMAX_MATCHES;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, logits, labels, count);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, (long) batch * classes, batch, 1);
+        }
+
+        @Override
+        public long flops() {
+            return (long) batch * classes;
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.argmaxMatches(m.apply(logits), m.apply(labels), m.apply(count), batch, classes);
         }
     }
@@ -360,20 +683,29 @@ public enum KernelOp {
         }
 
         @Override
-        public final void gemm(boolean transA, boolean transB, int m, int n, int k,
-                               float alpha, Buffer a, Buffer b, float beta, Buffer c) {
+        public final void gemm(
+                boolean transA,
+                boolean transB,
+                int m,
+                int n,
+                int k,
+                float alpha,
+                Buffer a,
+                Buffer b,
+                float beta,
+                Buffer c) {
             call(new Gemm(transA, transB, m, n, k, alpha, a, b, beta, c));
         }
 
         @Override
-        public final void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch,
-                                                     int classes) {
+        public final void softmaxCrossEntropyForward(
+                Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
             call(new SoftmaxCrossEntropyForward(logits, labels, loss, batch, classes));
         }
 
         @Override
-        public final void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch,
-                                                      int classes) {
+        public final void softmaxCrossEntropyBackward(
+                Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
             call(new SoftmaxCrossEntropyBackward(logits, labels, dlogits, batch, classes));
         }
 

@@ -55,8 +55,8 @@ public interface Kernels {
      * {@code a[k,m]ᵀ}, and likewise {@code op(b)} is {@code b[k,n]} or {@code b[n,k]ᵀ}. With {@code beta == 0}
      * the old contents of {@code c} are not read.
      */
-    void gemm(boolean transA, boolean transB, int m, int n, int k,
-              float alpha, Buffer a, Buffer b, float beta, Buffer c);
+    void gemm(
+            boolean transA, boolean transB, int m, int n, int k, float alpha, Buffer a, Buffer b, float beta, Buffer c);
 
     // Softmax cross-entropy, the loss of the seed (reduction "none").
 

@@ -26,8 +26,7 @@ public final class StatsCounter implements KernelObserver {
     /** Per kernel and size: launches and nanoseconds. */
     private final Map<KernelSize, long[]> byKernel = new HashMap<>();
 
-    private record KernelSize(String kernel, long flops) {
-    }
+    private record KernelSize(String kernel, long flops) {}
 
     @Override
     public void onKernel(KernelOp.Call call, long nanos) {
@@ -82,8 +81,17 @@ public final class StatsCounter implements KernelObserver {
                 .map(e -> new KernelTime(e.getKey().kernel(), e.getKey().flops(), e.getValue()[0], e.getValue()[1]))
                 .sorted(Comparator.comparingLong(KernelTime::nanos).reversed())
                 .toList();
-        return new DeviceStats(kernelLaunches, flops, kernelBytes, kernelNanos,
-                bytesUploaded, bytesDownloaded, bytesFromPeers, bytesToPeers, allocatedBytes, peakAllocatedBytes,
+        return new DeviceStats(
+                kernelLaunches,
+                flops,
+                kernelBytes,
+                kernelNanos,
+                bytesUploaded,
+                bytesDownloaded,
+                bytesFromPeers,
+                bytesToPeers,
+                allocatedBytes,
+                peakAllocatedBytes,
                 kernels);
     }
 }

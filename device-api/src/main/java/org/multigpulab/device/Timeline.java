@@ -37,18 +37,21 @@ public interface Timeline {
      * busy with copies (sending or receiving, overlapping time counted once), and idle, when it neither
      * computed nor moved data.
      */
-    record DeviceTime(DeviceId device, double computeSec, double commSec, double idleSec,
-                      long bytesSent, long bytesReceived, long peakBytes) {
-    }
+    record DeviceTime(
+            DeviceId device,
+            double computeSec,
+            double commSec,
+            double idleSec,
+            long bytesSent,
+            long bytesReceived,
+            long peakBytes) {}
 
     /** Bytes copied from one device to another. */
-    record LinkTraffic(DeviceId from, DeviceId to, long bytes) {
-    }
+    record LinkTraffic(DeviceId from, DeviceId to, long bytes) {}
 
     /**
      * One span of simulated time on a device's lane ({@code compute}, {@code copy} or {@code steps}): a kernel,
      * a copy, or a named range of work such as a collective step.
      */
-    record TraceEvent(int device, String lane, String name, String category, double startSec, double durationSec) {
-    }
+    record TraceEvent(int device, String lane, String name, String category, double startSec, double durationSec) {}
 }

@@ -26,6 +26,9 @@ class DeviceIdTest {
         assertEquals(0, DeviceId.parse("djl:cuda:0").index());
         assertEquals(12, DeviceId.parse("sim:12").index());
         assertEquals(-1, DeviceId.parse("djl:cpu").index());
-        assertEquals("backend:sim, local:3", "backend:" + DeviceId.of("sim", 3).backend() + ", local:" + DeviceId.of("sim", 3).local());
+        assertEquals(
+                "backend:sim, local:3",
+                "backend:" + DeviceId.of("sim", 3).backend() + ", local:"
+                        + DeviceId.of("sim", 3).local());
     }
 }

@@ -31,15 +31,19 @@ class KernelOpTest {
     private static final Device HERE = device("sim:0"), THERE = device("sim:1");
 
     private static List<Method> methods() {
-        return Arrays.stream(Kernels.class.getDeclaredMethods()).filter(m -> Modifier.isAbstract(m.getModifiers()))
+        return Arrays.stream(Kernels.class.getDeclaredMethods())
+                .filter(m -> Modifier.isAbstract(m.getModifiers()))
                 .toList();
     }
 
     private static Class<?> recordOf(Method method) {
-        String name = Character.toUpperCase(method.getName().charAt(0)) + method.getName().substring(1);
-        return Arrays.stream(KernelOp.Call.class.getPermittedSubclasses()).filter(c -> c.getSimpleName().equals(name))
-                .findFirst().orElseThrow(() -> new AssertionError("KernelOp has no record " + name + " for "
-                        + method.getName() + ": add one beside the others"));
+        String name = Character.toUpperCase(method.getName().charAt(0))
+                + method.getName().substring(1);
+        return Arrays.stream(KernelOp.Call.class.getPermittedSubclasses())
+                .filter(c -> c.getSimpleName().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(
+                        "KernelOp has no record " + name + " for " + method.getName() + ": add one beside the others"));
     }
 
     /** Sample arguments for a method: distinct buffers, small valid shapes, a nonzero beta. */
@@ -61,7 +65,9 @@ class KernelOpTest {
     }
 
     private static KernelOp.Call call(Method method, Object[] args) throws ReflectiveOperationException {
-        return (KernelOp.Call) recordOf(method).getDeclaredConstructor(method.getParameterTypes()).newInstance(args);
+        return (KernelOp.Call) recordOf(method)
+                .getDeclaredConstructor(method.getParameterTypes())
+                .newInstance(args);
     }
 
     @Test
@@ -69,9 +75,15 @@ class KernelOpTest {
         Set<KernelOp> described = EnumSet.noneOf(KernelOp.class);
         for (Method method : methods()) {
             Class<?> record = recordOf(method);
-            assertEquals(List.of(method.getParameterTypes()), Arrays.stream(record.getRecordComponents())
-                    .map(RecordComponent::getType).toList(), record.getSimpleName() + " holds the method's arguments");
-            assertTrue(described.add(call(method, samples(method.getParameterTypes())).op()),
+            assertEquals(
+                    List.of(method.getParameterTypes()),
+                    Arrays.stream(record.getRecordComponents())
+                            .map(RecordComponent::getType)
+                            .toList(),
+                    record.getSimpleName() + " holds the method's arguments");
+            assertTrue(
+                    described.add(
+                            call(method, samples(method.getParameterTypes())).op()),
                     record.getSimpleName() + " names a constant of its own");
         }
         assertEquals(EnumSet.allOf(KernelOp.class), described);
@@ -82,10 +94,15 @@ class KernelOpTest {
     void aCallsBuffersAreItsOpsArgumentsInOrder() throws ReflectiveOperationException {
         for (Method method : methods()) {
             KernelOp.Call call = call(method, samples(method.getParameterTypes()));
-            List<String> roles = call.op().args().stream().map(KernelOp.Arg::role).toList();
+            List<String> roles =
+                    call.op().args().stream().map(KernelOp.Arg::role).toList();
             List<RecordComponent> buffers = Arrays.stream(call.getClass().getRecordComponents())
-                    .filter(c -> c.getType() == Buffer.class).toList();
-            assertEquals(buffers.stream().map(RecordComponent::getName).toList(), roles, call.op().kernelName());
+                    .filter(c -> c.getType() == Buffer.class)
+                    .toList();
+            assertEquals(
+                    buffers.stream().map(RecordComponent::getName).toList(),
+                    roles,
+                    call.op().kernelName());
             for (int i = 0; i < roles.size(); i++) {
                 assertSame(buffers.get(i).getAccessor().invoke(call), call.buffer(i), call.op() + " buffer " + i);
                 assertTrue(call.needed(i) > 0, call.op() + " needs elements of buffer " + i);
@@ -118,8 +135,8 @@ class KernelOpTest {
                     .map(a -> a instanceof Buffer b ? elsewhere.computeIfAbsent(b, x -> buffer(THERE, b.length())) : a)
                     .toArray();
             List<Object> made = new ArrayList<>();
-            Kernels recorder = (Kernels) Proxy.newProxyInstance(Kernels.class.getClassLoader(),
-                    new Class<?>[] {Kernels.class}, (proxy, m, a) -> {
+            Kernels recorder = (Kernels) Proxy.newProxyInstance(
+                    Kernels.class.getClassLoader(), new Class<?>[] {Kernels.class}, (proxy, m, a) -> {
                         made.add(m.getName());
                         made.addAll(Arrays.asList(a));
                         return null;
@@ -138,38 +155,55 @@ class KernelOpTest {
         assertEquals(2L * 4 * 5 * 6, gemm.flops());
         assertEquals(Float.BYTES * (4 * 6 + 6 * 5 + 4 * 5L), gemm.bytes(), "beta 0: c is written, not read");
         assertFalse(gemm.reads(2));
-        assertEquals(Float.BYTES * (4 * 6 + 6 * 5 + 2 * 4 * 5L),
-                new KernelOp.Gemm(false, true, 4, 5, 6, 1f, a, b, 1f, c).bytes(), "beta 1: c is read and written");
+        assertEquals(
+                Float.BYTES * (4 * 6 + 6 * 5 + 2 * 4 * 5L),
+                new KernelOp.Gemm(false, true, 4, 5, 6, 1f, a, b, 1f, c).bytes(),
+                "beta 1: c is read and written");
         BiasShape s = new BiasShape(2, 3, 4);
-        assertEquals(Float.BYTES * (2L * s.length() + s.channels()), new KernelOp.BiasAdd(a, b, s).bytes(),
+        assertEquals(
+                Float.BYTES * (2L * s.length() + s.channels()),
+                new KernelOp.BiasAdd(a, b, s).bytes(),
                 "y += b reads and writes y");
         assertEquals(Float.BYTES * 3L * 7, new KernelOp.Axpy(2f, a, b, 7).bytes());
         assertEquals(0, new KernelOp.Fill(0f, a, 7).flops());
         assertEquals(Float.BYTES * (3L * 10 + 3 + 1), new KernelOp.ArgmaxMatches(a, b, c, 3, 10).bytes());
         assertEquals("softmax_xent_forward", KernelOp.SOFTMAX_XENT_FORWARD.kernelName());
-        assertEquals(KernelOp.values().length,
-                Arrays.stream(KernelOp.values()).map(KernelOp::kernelName).collect(Collectors.toSet()).size());
+        assertEquals(
+                KernelOp.values().length,
+                Arrays.stream(KernelOp.values())
+                        .map(KernelOp::kernelName)
+                        .collect(Collectors.toSet())
+                        .size());
     }
 
     @Test
     void theGateExplainsWhatIsWrongAndWhatToDo() {
         List<String> counted = new ArrayList<>();
-        Kernels gate = new InstrumentedKernels(HERE, new KernelOp.Wrapper() {
-            @Override
-            protected void call(KernelOp.Call call) {
-            }
-        }, (call, nanos) -> counted.add(call.op().kernelName() + " " + call.flops()));
+        Kernels gate = new InstrumentedKernels(
+                HERE,
+                new KernelOp.Wrapper() {
+                    @Override
+                    protected void call(KernelOp.Call call) {}
+                },
+                (call, nanos) -> counted.add(call.op().kernelName() + " " + call.flops()));
         Buffer mine = buffer(HERE, 8), theirs = buffer(THERE, 8), short3 = buffer(HERE, 3);
 
-        assertEquals("relu_forward on sim:0 was given y that lives on sim:1; copy it to sim:0 first",
-                assertThrows(DeviceException.class, () -> gate.reluForward(mine, theirs, 8)).getMessage());
-        assertEquals("axpy on sim:0: y holds 3 floats but the shape needs 8",
-                assertThrows(DeviceException.class, () -> gate.axpy(1f, mine, short3, 8)).getMessage());
-        assertEquals("scale: element count must not be negative, got -1",
-                assertThrows(DeviceException.class, () -> gate.scale(1f, mine, -1)).getMessage());
-        assertEquals("gemm: m, n and k must be positive, got 0, 2, 2",
-                assertThrows(DeviceException.class,
-                        () -> gate.gemm(false, false, 0, 2, 2, 1f, mine, mine, 0f, mine)).getMessage());
+        assertEquals(
+                "relu_forward on sim:0 was given y that lives on sim:1; copy it to sim:0 first",
+                assertThrows(DeviceException.class, () -> gate.reluForward(mine, theirs, 8))
+                        .getMessage());
+        assertEquals(
+                "axpy on sim:0: y holds 3 floats but the shape needs 8",
+                assertThrows(DeviceException.class, () -> gate.axpy(1f, mine, short3, 8))
+                        .getMessage());
+        assertEquals(
+                "scale: element count must not be negative, got -1",
+                assertThrows(DeviceException.class, () -> gate.scale(1f, mine, -1))
+                        .getMessage());
+        assertEquals(
+                "gemm: m, n and k must be positive, got 0, 2, 2",
+                assertThrows(DeviceException.class, () -> gate.gemm(false, false, 0, 2, 2, 1f, mine, mine, 0f, mine))
+                        .getMessage());
         assertTrue(counted.isEmpty(), "a refused call is not counted: " + counted);
         gate.add(mine, mine, mine, 8);
         assertEquals(List.of("add 8"), counted);
@@ -177,8 +211,8 @@ class KernelOpTest {
 
     private static Device device(String id) {
         DeviceId parsed = DeviceId.parse(id);
-        return (Device) Proxy.newProxyInstance(Device.class.getClassLoader(), new Class<?>[] {Device.class},
-                (proxy, m, a) -> switch (m.getName()) {
+        return (Device) Proxy.newProxyInstance(
+                Device.class.getClassLoader(), new Class<?>[] {Device.class}, (proxy, m, a) -> switch (m.getName()) {
                     case "id" -> parsed;
                     case "toString" -> id;
                     case "hashCode" -> System.identityHashCode(proxy);
@@ -195,8 +229,7 @@ class KernelOpTest {
             }
 
             @Override
-            protected void free() {
-            }
+            protected void free() {}
         };
     }
 }

@@ -33,39 +33,52 @@ import picocli.CommandLine.Option;
  * other and again, so that the machine's moods fall on all alike; medians, ratios, effective GFLOP/s and the
  * share of the processor's peak.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
         description = "Time training epochs of the same configuration on cpu (our Java kernels), djl (libtorch),"
                 + " and 1 vs 8 simulated GPUs over cpu, alternately; print medians, ratios, GFLOP/s, %% of peak.",
-        footer = {"", "Example:", "  ./lab bench --repeats 3            the full set, 3 epochs of each, about 4 minutes"})
+        footer = {"", "Example:", "  ./lab bench --repeats 3            the full set, 3 epochs of each, about 4 minutes"
+        })
 final class BenchCommand implements Callable<Integer> {
 
-    @Option(names = "--repeats", paramLabel = "N", defaultValue = "3",
+    @Option(
+            names = "--repeats",
+            paramLabel = "N",
+            defaultValue = "3",
             description = "Epochs of each configuration, taken in turns. Default: ${DEFAULT-VALUE}.")
     int repeats;
 
     @CommandLine.Mixin
     DataOptions dataOptions;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Where the results go as JSON. Default: runs/<date>T<time>/bench.json.")
+    @Option(
+            names = "--json",
+            paramLabel = "FILE",
+            description = "Where the results go as JSON. Default: runs/<date>T<time>/bench.json.")
     Path json;
 
     /** One configuration: a name, the devices, how many. */
-    record Setup(String name, DeviceSetup devices, int count) {
-    }
+    record Setup(String name, DeviceSetup devices, int count) {}
 
     /** What one epoch of one configuration gave. */
-    public record Epoch(String setup, int repeat, double wallSec, double flops, double testAcc) {
-    }
+    public record Epoch(String setup, int repeat, double wallSec, double flops, double testAcc) {}
 
     /** A configuration's summary over its epochs. */
-    public record Summary(String setup, double medianSec, double[] allSec, double gflops, double peakShare,
-                          double testAcc) {
-    }
+    public record Summary(
+            String setup, double medianSec, double[] allSec, double gflops, double peakShare, double testAcc) {}
 
     /** The whole result, as written to JSON. */
-    public record Result(String machine, double peakGflops, int trainSamples, int batchSize, List<Summary> setups,
-                         double cpuOverDjl, double eightOverOne, List<Epoch> epochs) {
-    }
+    public record Result(
+            String machine,
+            double peakGflops,
+            int trainSamples,
+            int batchSize,
+            List<Summary> setups,
+            double cpuOverDjl,
+            double eightOverOne,
+            List<Epoch> epochs) {}
 
     private static final List<Setup> SETUPS = List.of(
             new Setup("cpu", new DeviceSetup("cpu", null), 1),
@@ -82,37 +95,71 @@ final class BenchCommand implements Callable<Integer> {
         AtomicFile.checkWritable("--json", out);
         PrintStream print = System.out;
         // the test set only reports that each setup learned the same; a thousand images say it quickly
-        FashionMnist.Splits splits = DataSetup.load(dataOptions.data, dataOptions.trainSamples,
-                dataOptions.testSamples != null ? dataOptions.testSamples : 1000).splits();
-        print.printf(Locale.ROOT, "measuring the processor's FP32 peak (vector FMAs on %d cores)...%n",
+        FashionMnist.Splits splits = DataSetup.load(
+                        dataOptions.data,
+                        dataOptions.trainSamples,
+                        dataOptions.testSamples != null ? dataOptions.testSamples : 1000)
+                .splits();
+        print.printf(
+                Locale.ROOT,
+                "measuring the processor's FP32 peak (vector FMAs on %d cores)...%n",
                 Runtime.getRuntime().availableProcessors());
         double peak = PeakFlops.measure();
-        print.printf(Locale.ROOT, "peak %.0f GFLOP/s; then %d epoch(s) of %d images for each of %s, in turns%n",
-                peak / 1e9, repeats, splits.train().count(), SETUPS.stream().map(Setup::name).toList());
+        print.printf(
+                Locale.ROOT,
+                "peak %.0f GFLOP/s; then %d epoch(s) of %d images for each of %s, in turns%n",
+                peak / 1e9,
+                repeats,
+                splits.train().count(),
+                SETUPS.stream().map(Setup::name).toList());
         List<Epoch> epochs = new ArrayList<>();
         for (int r = 1; r <= repeats; r++) {
             for (Setup s : SETUPS) {
                 Epoch e = epoch(s, r, splits);
                 epochs.add(e);
-                print.printf(Locale.ROOT, "  %-7s run %d: %5.1f s, test acc %.3f%n", s.name(), r, e.wallSec(), e.testAcc());
+                print.printf(
+                        Locale.ROOT, "  %-7s run %d: %5.1f s, test acc %.3f%n", s.name(), r, e.wallSec(), e.testAcc());
             }
         }
-        List<Summary> summaries = SETUPS.stream().map(s -> summary(s.name(), epochs, peak)).toList();
+        List<Summary> summaries =
+                SETUPS.stream().map(s -> summary(s.name(), epochs, peak)).toList();
         double cpuOverDjl = summaries.get(0).medianSec() / summaries.get(1).medianSec();
         double eightOverOne = summaries.get(3).medianSec() / summaries.get(2).medianSec();
-        print.printf(Locale.ROOT, "%n| setup | sec/epoch (median) | runs | GFLOP/s | of peak | test acc |%n|---|---|---|---|---|---|%n");
+        print.printf(
+                Locale.ROOT,
+                "%n| setup | sec/epoch (median) | runs | GFLOP/s | of peak | test acc |%n|---|---|---|---|---|---|%n");
         for (Summary s : summaries) {
-            print.printf(Locale.ROOT, "| %s | %.2f | %s | %.1f | %.1f%% | %.3f |%n", s.setup(), s.medianSec(),
-                    Arrays.toString(Arrays.stream(s.allSec()).map(v -> Math.round(v * 10) / 10.0).toArray()),
-                    s.gflops(), 100 * s.peakShare(), s.testAcc());
+            print.printf(
+                    Locale.ROOT,
+                    "| %s | %.2f | %s | %.1f | %.1f%% | %.3f |%n",
+                    s.setup(),
+                    s.medianSec(),
+                    Arrays.toString(Arrays.stream(s.allSec())
+                            .map(v -> Math.round(v * 10) / 10.0)
+                            .toArray()),
+                    s.gflops(),
+                    100 * s.peakShare(),
+                    s.testAcc());
         }
-        print.printf(Locale.ROOT, "%ncpu / djl = %.2f; 8 logical GPUs / 1 = %.2f (wall, same global batch)%n",
-                cpuOverDjl, eightOverOne);
-        Result result = new Result(System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors()
-                + " cores", peak / 1e9, splits.train().count(), TrainConfig.notebook().batchSize(), summaries,
-                cpuOverDjl, eightOverOne, epochs);
-        String text = new GsonBuilder().setPrettyPrinting()
-                .setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES).create().toJson(result);
+        print.printf(
+                Locale.ROOT,
+                "%ncpu / djl = %.2f; 8 logical GPUs / 1 = %.2f (wall, same global batch)%n",
+                cpuOverDjl,
+                eightOverOne);
+        Result result = new Result(
+                System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors() + " cores",
+                peak / 1e9,
+                splits.train().count(),
+                TrainConfig.notebook().batchSize(),
+                summaries,
+                cpuOverDjl,
+                eightOverOne,
+                epochs);
+        String text = new GsonBuilder()
+                .setPrettyPrinting()
+                .setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES)
+                .create()
+                .toJson(result);
         AtomicFile.write(out, o -> o.write(text.getBytes(StandardCharsets.UTF_8)));
         print.println("results: " + out);
         return 0;
@@ -123,7 +170,8 @@ final class BenchCommand implements Callable<Integer> {
         List<Device> devices = setup.devices().open(setup.count());
         TrainConfig config = new TrainConfig(1, 256, 0.2f, 1, true, false);
         double[] flops = new double[2];
-        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, new LeNet(), new LeNet().initParams(1), config)) {
+        try (DataParallelTrainer trainer =
+                new DataParallelTrainer(devices, new LeNet(), new LeNet().initParams(1), config)) {
             TrainResult r = trainer.train(splits, new TrainingListener() {
                 @Override
                 public void onStart(Start start) {
@@ -137,7 +185,8 @@ final class BenchCommand implements Callable<Integer> {
                     }
                 }
             });
-            return new Epoch(setup.name(), repeat, r.epochs().getFirst().wallSec(), flops[1] - flops[0], r.finalTestAcc());
+            return new Epoch(
+                    setup.name(), repeat, r.epochs().getFirst().wallSec(), flops[1] - flops[0], r.finalTestAcc());
         } finally {
             devices.forEach(Device::close);
         }
@@ -152,9 +201,11 @@ final class BenchCommand implements Callable<Integer> {
         double[] secs = mine.stream().mapToDouble(Epoch::wallSec).toArray();
         double[] sorted = secs.clone();
         Arrays.sort(sorted);
-        double median = sorted.length % 2 == 1 ? sorted[sorted.length / 2]
+        double median = sorted.length % 2 == 1
+                ? sorted[sorted.length / 2]
                 : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
         double gflops = mine.getFirst().flops() / median / 1e9;
-        return new Summary(setup, median, secs, gflops, gflops * 1e9 / peak, mine.getLast().testAcc());
+        return new Summary(
+                setup, median, secs, gflops, gflops * 1e9 / peak, mine.getLast().testAcc());
     }
 }

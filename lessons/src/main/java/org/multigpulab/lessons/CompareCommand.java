@@ -14,9 +14,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ./lab compare A B}: how far two saved parameter files are apart, overall and per tensor. */
-@Command(name = "compare", mixinStandardHelpOptions = true,
-        description = {"Compare two safetensors files of the model's parameters (from train --save).",
-                "Prints ||A - B|| / ||B|| over all parameters and the largest difference per tensor."})
+@Command(
+        name = "compare",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Compare two safetensors files of the model's parameters (from train --save).",
+            "Prints ||A - B|| / ||B|| over all parameters and the largest difference per tensor."
+        })
 final class CompareCommand implements Callable<Integer> {
 
     @CommandLine.Spec
@@ -28,7 +32,9 @@ final class CompareCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "B")
     Path b;
 
-    @Option(names = "--tolerance", paramLabel = "REL",
+    @Option(
+            names = "--tolerance",
+            paramLabel = "REL",
             description = "Exit with status 1 when the relative distance exceeds REL.")
     Double tolerance;
 
@@ -51,7 +57,8 @@ final class CompareCommand implements Callable<Integer> {
             }
             double max = 0;
             for (int i = 0; i < x.get(p).size(); i++) {
-                max = Math.max(max, Math.abs((double) x.get(p).values()[i] - y.get(p).values()[i]));
+                max = Math.max(
+                        max, Math.abs((double) x.get(p).values()[i] - y.get(p).values()[i]));
             }
             out.printf("  %-3s %-16s max |A - B| %.3g%n", names.get(p), x.get(p).shapeText(), max);
         }

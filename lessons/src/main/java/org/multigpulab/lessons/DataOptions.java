@@ -12,7 +12,10 @@ final class DataOptions {
     @Option(names = "--test-samples", paramLabel = "N", description = "Test on the first N images only (of 10000).")
     Integer testSamples;
 
-    @Option(names = "--data", paramLabel = "DIR",
-            description = "Folder with the four Fashion-MNIST files. Default: $FASHION_MNIST_DIR, ~/.cache/multigpu-lab, /usr/share/datasets/fashion-mnist, else fetched.")
+    @Option(
+            names = "--data",
+            paramLabel = "DIR",
+            description =
+                    "Folder with the four Fashion-MNIST files. Default: $FASHION_MNIST_DIR, ~/.cache/multigpu-lab, /usr/share/datasets/fashion-mnist, else fetched.")
     Path data;
 }

@@ -1,11 +1,11 @@
 package org.multigpulab.lessons;
 
-import org.multigpulab.lessons.errors.UserError;
 import java.io.PrintWriter;
 import org.multigpulab.core.data.DataException;
 import org.multigpulab.core.dist.DistException;
 import org.multigpulab.core.train.TrainingDivergedException;
 import org.multigpulab.device.DeviceException;
+import org.multigpulab.lessons.errors.UserError;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,15 +13,26 @@ import picocli.CommandLine.Command;
  * {@code ./lab}: the command line of the lab. Every error a user can cause ends as one line on standard error
  * and a non-zero exit status; {@code --debug} adds the stack trace.
  */
-@Command(name = "lab", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
-        description = {"Data-parallel training of a CNN on several GPUs, simulated or real (d2l.ai 12.5).",
-                "", "Start with:  ./lab train --gpus 2 --epochs 3    the notebook's training",
-                "             ./lab lessons                     every cell and exercise",
-                "             ./lab test                        the test suite"},
-        subcommands = {TrainCommand.class, LessonsCommand.class, LessonCommand.class, DevicesCommand.class,
-                BenchCommand.class,
-                CompareCommand.class,
-                CommandLine.HelpCommand.class})
+@Command(
+        name = "lab",
+        mixinStandardHelpOptions = true,
+        versionProvider = Lab.Version.class,
+        description = {
+            "Data-parallel training of a CNN on several GPUs, simulated or real (d2l.ai 12.5).",
+            "",
+            "Start with:  ./lab train --gpus 2 --epochs 3    the notebook's training",
+            "             ./lab lessons                     every cell and exercise",
+            "             ./lab test                        the test suite"
+        },
+        subcommands = {
+            TrainCommand.class,
+            LessonsCommand.class,
+            LessonCommand.class,
+            DevicesCommand.class,
+            BenchCommand.class,
+            CompareCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Lab implements Runnable {
 
     /** Exit status of a run that failed on bad input or options. */
@@ -52,7 +63,8 @@ public final class Lab implements Runnable {
         });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             PrintWriter err = commandLine.getErr();
-            boolean debug = parseResult.subcommand() != null && parseResult.subcommand().hasMatchedOption("--debug");
+            boolean debug =
+                    parseResult.subcommand() != null && parseResult.subcommand().hasMatchedOption("--debug");
             if (debug) {
                 e.printStackTrace(err);
             }
@@ -66,8 +78,11 @@ public final class Lab implements Runnable {
     }
 
     private static boolean isUserError(Exception e) {
-        return e instanceof UserError || e instanceof DeviceException || e instanceof DataException
-                || e instanceof TrainingDivergedException || e instanceof IllegalArgumentException
+        return e instanceof UserError
+                || e instanceof DeviceException
+                || e instanceof DataException
+                || e instanceof TrainingDivergedException
+                || e instanceof IllegalArgumentException
                 || e instanceof DistException;
     }
 

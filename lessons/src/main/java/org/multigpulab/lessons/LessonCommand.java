@@ -12,9 +12,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ./lab lesson NAME}: runs one lesson on sim by default, or on the devices asked for. */
-@Command(name = "lesson", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run one lesson: a notebook section or a d2l exercise, printed like the notebook.",
-                "./lab lessons lists them."})
+@Command(
+        name = "lesson",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Run one lesson: a notebook section or a d2l exercise, printed like the notebook.",
+            "./lab lessons lists them."
+        })
 final class LessonCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "NAME", description = "The lesson (./lab lessons lists them).")
@@ -26,10 +31,15 @@ final class LessonCommand implements Callable<Integer> {
     @CommandLine.Mixin
     DataOptions dataOptions;
 
-    @Option(names = "--epochs", paramLabel = "N", description = "Epochs of each training run (each lesson has its own default).")
+    @Option(
+            names = "--epochs",
+            paramLabel = "N",
+            description = "Epochs of each training run (each lesson has its own default).")
     Integer epochs;
 
-    @Option(names = "--batch-size", paramLabel = "N",
+    @Option(
+            names = "--batch-size",
+            paramLabel = "N",
             description = "The batch of one GPU, which lessons scale with the number of GPUs. Default: 256.")
     Integer batchSize;
 
@@ -44,15 +54,25 @@ final class LessonCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Lesson lesson = Lessons.find(name).orElseThrow(() -> new UserError("there is no lesson '" + name
-                + "'; ./lab lessons lists them"));
-        for (var option : new Object[][] {{"--gpus", devicesOptions.gpus}, {"--epochs", epochs}, {"--batch-size", batchSize}}) {
+        Lesson lesson = Lessons.find(name)
+                .orElseThrow(() -> new UserError("there is no lesson '" + name + "'; ./lab lessons lists them"));
+        for (var option :
+                new Object[][] {{"--gpus", devicesOptions.gpus}, {"--epochs", epochs}, {"--batch-size", batchSize}}) {
             if (option[1] != null && (Integer) option[1] <= 0) {
                 throw new UserError(option[0] + " must be 1 or more, not " + option[1]);
             }
         }
-        lesson.run(new LessonContext(System.out, devicesOptions.setup(), devicesOptions.gpus, dataOptions.data,
-                dataOptions.trainSamples, dataOptions.testSamples, epochs, batchSize, plotDir, quiet));
+        lesson.run(new LessonContext(
+                System.out,
+                devicesOptions.setup(),
+                devicesOptions.gpus,
+                dataOptions.data,
+                dataOptions.trainSamples,
+                dataOptions.testSamples,
+                epochs,
+                batchSize,
+                plotDir,
+                quiet));
         return 0;
     }
 }

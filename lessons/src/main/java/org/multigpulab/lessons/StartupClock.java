@@ -14,7 +14,9 @@ final class StartupClock implements TrainingListener {
     @Override
     public void onStart(Start start) {
         if (Double.isNaN(seconds)) {
-            seconds = (System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3;
+            seconds = (System.currentTimeMillis()
+                            - ManagementFactory.getRuntimeMXBean().getStartTime())
+                    / 1e3;
         }
     }
 

@@ -1,6 +1,5 @@
 package org.multigpulab.lessons;
 
-import org.multigpulab.lessons.errors.UserError;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +18,7 @@ import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Device;
 import org.multigpulab.lessons.console.EpochLog;
 import org.multigpulab.lessons.console.ProgressBars;
+import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.AtomicFile;
 import org.multigpulab.lessons.files.ChromeTrace;
 import org.multigpulab.lessons.files.RunReport;
@@ -36,19 +36,27 @@ import picocli.CommandLine.Option;
  * {@code ./lab train}: the notebook's {@code train(num_gpus, batch_size, lr)} on any backend, ending with the
  * notebook's line {@code test acc: 0.74, 4.4 sec/epoch on [sim:0, sim:1]}; the notebook's LeNet, or d2l's MLP.
  */
-@Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Train the notebook's LeNet (or d2l's MLP, --model mlp) on Fashion-MNIST with data parallelism"
-                + " over several devices.",
-                "Prints a line per epoch and ends with the notebook's line, e.g.",
-                "  test acc: 0.74, 4.4 sec/epoch on [sim:0, sim:1] (simulated 2× T4 over PCIe 3: 0.22 sec/epoch)",
-                "On --backend sim the time in brackets is what the modelled GPUs would take (see --profile)."},
-        footer = {"", "Examples:",
-                "  ./lab train --gpus 2 --epochs 3                  two simulated GPUs over the CPU",
-                "  ./lab train --backend cpu                        one device: the processor",
-                "  ./lab train --gpus 4 --profile a100 --allreduce ring   four simulated A100s over NVSwitch",
-                "  ./lab train --model mlp                          d2l's MLP instead of LeNet, same trainer",
-                "  ./lab train --bucket-mb 0.1 --trace trace.json       DDP-style buckets; open the trace in Perfetto",
-                "  ./lab train --no-shuffle --train-samples 2560 --epochs 1 --save p.safetensors"})
+@Command(
+        name = "train",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Train the notebook's LeNet (or d2l's MLP, --model mlp) on Fashion-MNIST with data parallelism"
+                    + " over several devices.",
+            "Prints a line per epoch and ends with the notebook's line, e.g.",
+            "  test acc: 0.74, 4.4 sec/epoch on [sim:0, sim:1] (simulated 2× T4 over PCIe 3: 0.22 sec/epoch)",
+            "On --backend sim the time in brackets is what the modelled GPUs would take (see --profile)."
+        },
+        footer = {
+            "",
+            "Examples:",
+            "  ./lab train --gpus 2 --epochs 3                  two simulated GPUs over the CPU",
+            "  ./lab train --backend cpu                        one device: the processor",
+            "  ./lab train --gpus 4 --profile a100 --allreduce ring   four simulated A100s over NVSwitch",
+            "  ./lab train --model mlp                          d2l's MLP instead of LeNet, same trainer",
+            "  ./lab train --bucket-mb 0.1 --trace trace.json       DDP-style buckets; open the trace in Perfetto",
+            "  ./lab train --no-shuffle --train-samples 2560 --epochs 1 --save p.safetensors"
+        })
 final class TrainCommand implements Callable<Integer> {
 
     @CommandLine.Spec
@@ -57,7 +65,10 @@ final class TrainCommand implements Callable<Integer> {
     @CommandLine.Mixin
     DeviceOptions devicesOptions;
 
-    @Option(names = "--model", paramLabel = "NAME", defaultValue = "lenet",
+    @Option(
+            names = "--model",
+            paramLabel = "NAME",
+            defaultValue = "lenet",
             description = "What to train: lenet (the notebook's LeNet: two convolutions, 129,068 parameters) or mlp"
                     + " (d2l's multilayer perceptron 784-256-10 with ReLU, 203,530 parameters)."
                     + " Default: ${DEFAULT-VALUE}.")
@@ -66,37 +77,57 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--epochs", paramLabel = "N", defaultValue = "5", description = "Default: ${DEFAULT-VALUE}.")
     int epochs;
 
-    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "256",
+    @Option(
+            names = "--batch-size",
+            paramLabel = "N",
+            defaultValue = "256",
             description = "Global mini-batch, split over the devices. Default: ${DEFAULT-VALUE}.")
     int batchSize;
 
-    @Option(names = "--lr", paramLabel = "RATE", defaultValue = "0.2", description = "Learning rate. Default: ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--lr",
+            paramLabel = "RATE",
+            defaultValue = "0.2",
+            description = "Learning rate. Default: ${DEFAULT-VALUE}.")
     float lr;
 
-    @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            defaultValue = "1",
             description = "The random seed of the initial parameters and the shuffling. Default: ${DEFAULT-VALUE}.")
     long seed;
 
     @CommandLine.Mixin
     DataOptions dataOptions;
 
-    @Option(names = "--allreduce", paramLabel = "ALGO", defaultValue = "naive",
+    @Option(
+            names = "--allreduce",
+            paramLabel = "ALGO",
+            defaultValue = "naive",
             description = "How gradients are summed: naive (the notebook's, via device 0), spread (each parameter on"
                     + " its own device), ring, tree. Default: ${DEFAULT-VALUE}.")
     String allreduce;
 
-    @Option(names = "--bucket-mb", paramLabel = "MB",
+    @Option(
+            names = "--bucket-mb",
+            paramLabel = "MB",
             description = "Sum gradients in buckets of at most MB megabytes, each as soon as it is ready, during the"
                     + " backward pass (PyTorch DDP's bucket_cap_mb). Default: every parameter after the backward pass,"
                     + " as the notebook does.")
     Double bucketMb;
 
-    @Option(names = "--trace", paramLabel = "FILE",
+    @Option(
+            names = "--trace",
+            paramLabel = "FILE",
             description = "With --backend sim: write the simulated time of every kernel and copy as a Chrome trace"
                     + " (open it in ui.perfetto.dev).")
     Path trace;
 
-    @Option(names = "--dist", paramLabel = "KIND", defaultValue = "none",
+    @Option(
+            names = "--dist",
+            paramLabel = "KIND",
+            defaultValue = "none",
             description = "none, or mpi: train together with the other processes that mpirun (or srun --mpi=pmix)"
                     + " started, each on its own --gpus devices, e.g. mpirun -np 4 ./lab train --dist mpi --gpus 2."
                     + " Default: ${DEFAULT-VALUE}.")
@@ -108,21 +139,27 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--load", paramLabel = "FILE", description = "Start from parameters in a safetensors file.")
     Path load;
 
-    @Option(names = "--save", paramLabel = "FILE",
+    @Option(
+            names = "--save",
+            paramLabel = "FILE",
             description = "Save the trained parameters as safetensors (LeNet: W1 b1 ... b4; MLP: W1 b1 W2 b2).")
     Path save;
 
     @Option(names = "--report", paramLabel = "FILE", description = "Write a JSON run report (schema in the README).")
     Path report;
 
-    @Option(names = "--plot-dir", paramLabel = "DIR",
+    @Option(
+            names = "--plot-dir",
+            paramLabel = "DIR",
             description = "Where the learning curve goes (PNG and SVG). Default: runs/<date>T<time>/.")
     Path plotDir;
 
     @Option(names = "--quiet", description = "Print only the final line; no progress bar, no window.")
     boolean quiet;
 
-    @Option(names = "--debug", description = "Check after every step that all replicas agree; show stack traces of errors.")
+    @Option(
+            names = "--debug",
+            description = "Check after every step that all replicas agree; show stack traces of errors.")
     boolean debug;
 
     @Override
@@ -178,8 +215,8 @@ final class TrainCommand implements Callable<Integer> {
         }
     }
 
-    private int train(ProcessGroup group, DeviceSetup deviceSetup, int devices, Model model,
-                      AllReduceAlgorithm allReduce) {
+    private int train(
+            ProcessGroup group, DeviceSetup deviceSetup, int devices, Model model, AllReduceAlgorithm allReduce) {
         PrintStream out = System.out;
         // Only rank 0 prints, plots, saves and reports; the others train in silence.
         boolean lead = group.rank() == 0;
@@ -201,17 +238,26 @@ final class TrainCommand implements Callable<Integer> {
         }
         if (talk) {
             listeners.add(new EpochLog(out));
-            out.println("training on " + opened.stream().map(d -> d.id().toString()).toList()
-                    + (group.size() > 1 ? " in each of " + group.size() + " processes (" + group.description() + ")" : "")
-                    + ": " + splits.train().count() + " training and " + splits.test().count() + " test images, "
-                    + epochs + " epochs, batch " + batchSize + ", lr " + lr + ", model " + model.name());
+            out.println(
+                    "training on " + opened.stream().map(d -> d.id().toString()).toList()
+                            + (group.size() > 1
+                                    ? " in each of " + group.size() + " processes (" + group.description() + ")"
+                                    : "")
+                            + ": " + splits.train().count() + " training and "
+                            + splits.test().count() + " test images, "
+                            + epochs + " epochs, batch " + batchSize + ", lr " + lr + ", model " + model.name());
         }
         try (DataParallelTrainer trainer = new DataParallelTrainer(opened, model, init, config)) {
             Path plots = lead ? PlotDir.choose(plotDir) : null;
             if (lead) {
                 Curve test = new Curve("test acc"), train = new Curve("train acc");
-                listeners.add(new LearningCurve(model.name() + " on " + trainer.deviceIds(), plots, "learning-curve",
-                        talk, List.of(test, train)).listener(test, train));
+                listeners.add(new LearningCurve(
+                                model.name() + " on " + trainer.deviceIds(),
+                                plots,
+                                "learning-curve",
+                                talk,
+                                List.of(test, train))
+                        .listener(test, train));
             }
             TrainResult result = trainer.train(splits, TrainingListener.all(listeners));
             if (!lead) {
@@ -226,12 +272,35 @@ final class TrainCommand implements Callable<Integer> {
                 ChromeTrace.write(trace, trainer.timeline().orElseThrow());
             }
             if (report != null) {
-                RunReport.of(new RunReport.Config(devicesOptions.backend, devicesOptions.physical, devices, allreduce,
-                        bucketMb, epochs, batchSize, lr, seed, !noShuffle,
-                        splits.train().count(), splits.test().count(), data.dir().toString(),
-                        load == null ? null : load.toString(), modelName), result, startup.seconds(), opened,
-                        dist.equals("none") ? null : new RunReport.Dist(dist, group.size(), group.description(),
-                                trainer.crossRankSeconds(), trainer.crossRankCalls())).write(report);
+                RunReport.of(
+                                new RunReport.Config(
+                                        devicesOptions.backend,
+                                        devicesOptions.physical,
+                                        devices,
+                                        allreduce,
+                                        bucketMb,
+                                        epochs,
+                                        batchSize,
+                                        lr,
+                                        seed,
+                                        !noShuffle,
+                                        splits.train().count(),
+                                        splits.test().count(),
+                                        data.dir().toString(),
+                                        load == null ? null : load.toString(),
+                                        modelName),
+                                result,
+                                startup.seconds(),
+                                opened,
+                                dist.equals("none")
+                                        ? null
+                                        : new RunReport.Dist(
+                                                dist,
+                                                group.size(),
+                                                group.description(),
+                                                trainer.crossRankSeconds(),
+                                                trainer.crossRankCalls()))
+                        .write(report);
             }
             if (talk) {
                 out.println("learning curve: " + plots.resolve("learning-curve.png"));
@@ -250,7 +319,8 @@ final class TrainCommand implements Callable<Integer> {
         if (group.size() == 1) {
             return params;
         }
-        float[] flat = new float[params.stream().mapToInt(p -> p.values().length).sum()];
+        float[] flat =
+                new float[params.stream().mapToInt(p -> p.values().length).sum()];
         int offset = 0;
         for (HostTensor p : params) {
             System.arraycopy(p.values(), 0, flat, offset, p.values().length);
@@ -260,7 +330,8 @@ final class TrainCommand implements Callable<Integer> {
         List<HostTensor> shared = new ArrayList<>();
         offset = 0;
         for (HostTensor p : params) {
-            shared.add(new HostTensor(p.name(), p.shape(), java.util.Arrays.copyOfRange(flat, offset, offset + p.values().length)));
+            shared.add(new HostTensor(
+                    p.name(), p.shape(), java.util.Arrays.copyOfRange(flat, offset, offset + p.values().length)));
             offset += p.values().length;
         }
         return shared;
@@ -273,7 +344,9 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     private static List<HostTensor> loadParams(Path file, Model model) {
-        return SafeTensors.matching(file, SafeTensors.read(file),
+        return SafeTensors.matching(
+                file,
+                SafeTensors.read(file),
                 model.parameters().stream().map(ParameterSpec::name).toList(),
                 model.parameters().stream().map(ParameterSpec::shape).toList());
     }

@@ -29,50 +29,78 @@ class ArchitectureTest {
 
     @Test
     void everyModuleIsOnTheClassPath() {
-        for (String pkg : new String[] {"org.multigpulab.device", "org.multigpulab.core", "org.multigpulab.backend.cpu",
-                "org.multigpulab.backend.sim", "org.multigpulab.backend.opencl", "org.multigpulab.backend.djl",
-                "org.multigpulab.dist.mpi", "org.multigpulab.lessons"}) {
+        for (String pkg : new String[] {
+            "org.multigpulab.device",
+            "org.multigpulab.core",
+            "org.multigpulab.backend.cpu",
+            "org.multigpulab.backend.sim",
+            "org.multigpulab.backend.opencl",
+            "org.multigpulab.backend.djl",
+            "org.multigpulab.dist.mpi",
+            "org.multigpulab.lessons"
+        }) {
             if (classes.stream().noneMatch(c -> c.getPackageName().startsWith(pkg))) {
-                throw new AssertionError("no classes of " + pkg + " were imported; the rules below would pass vacuously");
+                throw new AssertionError(
+                        "no classes of " + pkg + " were imported; the rules below would pass vacuously");
             }
         }
     }
 
     @Test
     void coreNeverNamesABackend() {
-        noClasses().that().resideInAPackage("org.multigpulab.core..")
-                .should().dependOnClassesThat().resideInAPackage("org.multigpulab.backend..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.multigpulab.core..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.multigpulab.backend..")
                 .check(classes);
     }
 
     @Test
     void deviceApiDependsOnTheJdkOnly() {
-        noClasses().that().resideInAPackage("org.multigpulab.device..")
-                .should().dependOnClassesThat().resideOutsideOfPackages("org.multigpulab.device..", "java..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.multigpulab.device..")
+                .should()
+                .dependOnClassesThat()
+                .resideOutsideOfPackages("org.multigpulab.device..", "java..")
                 .check(classes);
     }
 
     @Test
     void coreDependsOnDeviceApiAndTheJdkOnly() {
-        noClasses().that().resideInAPackage("org.multigpulab.core..")
-                .should().dependOnClassesThat()
+        noClasses()
+                .that()
+                .resideInAPackage("org.multigpulab.core..")
+                .should()
+                .dependOnClassesThat()
                 .resideOutsideOfPackages("org.multigpulab.core..", "org.multigpulab.device..", "java..")
                 .check(classes);
     }
 
     @Test
     void aBackendNamesNeitherCoreNorAnotherBackend() {
-        noClasses().that().resideInAPackage("org.multigpulab.backend..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.multigpulab.core..", "org.multigpulab.lessons..",
-                        "org.multigpulab.dist..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.multigpulab.backend..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.multigpulab.core..", "org.multigpulab.lessons..", "org.multigpulab.dist..")
                 .check(classes);
-        slices().matching("org.multigpulab.backend.(*)..").should().notDependOnEachOther().check(classes);
+        slices().matching("org.multigpulab.backend.(*)..")
+                .should()
+                .notDependOnEachOther()
+                .check(classes);
     }
 
     @Test
     void simFindsItsPhysicalDeviceOnlyThroughServiceLoader() {
-        noClasses().that().resideInAPackage("org.multigpulab.backend.sim..")
-                .should().dependOnClassesThat(resideInAPackage("org.multigpulab.backend..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.multigpulab.backend.sim..")
+                .should()
+                .dependOnClassesThat(resideInAPackage("org.multigpulab.backend..")
                         .and(not(resideInAPackage("org.multigpulab.backend.sim.."))))
                 .check(classes);
     }
@@ -86,7 +114,8 @@ class ArchitectureTest {
                 continue;
             }
             String module = "backend-" + pkg.split("\\.")[3];
-            String from = c.getSource().map(source -> source.getUri().toString()).orElse("an unknown place");
+            String from =
+                    c.getSource().map(source -> source.getUri().toString()).orElse("an unknown place");
             if (!from.contains("/" + module + "/")) {
                 throw new AssertionError(c.getName() + " comes from " + from + ", not from the module " + module);
             }
@@ -95,19 +124,34 @@ class ArchitectureTest {
 
     @Test
     void lessonsReachBackendsOnlyThroughServiceLoader() {
-        noClasses().that().resideInAPackage("org.multigpulab.lessons..")
-                .should().dependOnClassesThat().resideInAPackage("org.multigpulab.backend..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.multigpulab.lessons..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.multigpulab.backend..")
                 .check(classes);
     }
 
     @Test
     void distributionUsesCoreAndIsFoundByName() {
-        noClasses().that().resideInAPackage("org.multigpulab.dist..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.multigpulab.backend..", "org.multigpulab.lessons..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.multigpulab.dist..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.multigpulab.backend..", "org.multigpulab.lessons..")
                 .check(classes);
-        noClasses().that().resideInAnyPackage("org.multigpulab.lessons..", "org.multigpulab.core..",
-                        "org.multigpulab.backend..", "org.multigpulab.device..")
-                .should().dependOnClassesThat().resideInAPackage("org.multigpulab.dist..")
+        noClasses()
+                .that()
+                .resideInAnyPackage(
+                        "org.multigpulab.lessons..",
+                        "org.multigpulab.core..",
+                        "org.multigpulab.backend..",
+                        "org.multigpulab.device..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.multigpulab.dist..")
                 .check(classes);
     }
 

@@ -46,7 +46,10 @@ class BadInputTest {
         Files.write(badJson, new byte[] {4, 0, 0, 0, 0, 0, 0, 0, '{', '"', 'x', ':'});
         Path emptyData = Files.createDirectories(dir.resolve("empty-data"));
         Path corruptData = Files.createDirectories(dir.resolve("corrupt-data"));
-        for (String f : List.of("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+        for (String f : List.of(
+                "train-images-idx3-ubyte",
+                "train-labels-idx1-ubyte",
+                "t10k-images-idx3-ubyte",
                 "t10k-labels-idx1-ubyte")) {
             Files.writeString(corruptData.resolve(f), "not idx");
         }
@@ -62,7 +65,9 @@ class BadInputTest {
                 Arguments.of(List.of("--gpus", "two"), "'two' is not an int"),
                 Arguments.of(List.of("--backend", "tpu"), "unknown backend 'tpu'"),
                 Arguments.of(List.of("--backend", "cpu", "--gpus", "2"), "--backend sim --gpus 2"),
-                Arguments.of(List.of("--backend", "cpu", "--physical", "cpu"), "--physical chooses the device under --backend sim"),
+                Arguments.of(
+                        List.of("--backend", "cpu", "--physical", "cpu"),
+                        "--physical chooses the device under --backend sim"),
                 Arguments.of(List.of("--physical", "tpu"), "unknown backend 'tpu'"),
                 Arguments.of(List.of("--gpus", "4", "--batch-size", "3"), "cannot be split over 4 devices"),
                 Arguments.of(List.of("--train-samples", "60001"), "more than the 60000 images"),
@@ -75,20 +80,36 @@ class BadInputTest {
                 Arguments.of(List.of("--load", notSafetensors.toString()), "not a readable safetensors file"),
                 Arguments.of(List.of("--load", truncated.toString()), "not a readable safetensors file"),
                 Arguments.of(List.of("--load", badJson.toString()), "not valid JSON"),
-                Arguments.of(List.of("--load", wrongShapes.toString()), "W3 has shape [128, 800] but the model's W3 is [800, 128]"),
+                Arguments.of(
+                        List.of("--load", wrongShapes.toString()),
+                        "W3 has shape [128, 800] but the model's W3 is [800, 128]"),
                 Arguments.of(List.of("--load", missingTensor.toString()), "has no tensor b4"),
-                Arguments.of(List.of("--save", dir.resolve("no/such/folder/p.safetensors").toString()), "does not exist"),
+                Arguments.of(
+                        List.of(
+                                "--save",
+                                dir.resolve("no/such/folder/p.safetensors").toString()),
+                        "does not exist"),
                 Arguments.of(List.of("--report", dir.toString()), "is a folder"),
                 Arguments.of(List.of("--epochs"), "Missing required parameter"),
                 Arguments.of(List.of("--gpu", "2"), "Unknown options: '--gpu', '2'"),
                 Arguments.of(List.of("--allreduce", "butterfly"), "unknown allreduce algorithm 'butterfly'"),
-                Arguments.of(List.of("--model", "resnet"), "unknown model 'resnet'; choose lenet (the notebook's LeNet) or mlp"),
-                Arguments.of(List.of("--model", "mlp", "--load", lenet.toString()),
+                Arguments.of(
+                        List.of("--model", "resnet"),
+                        "unknown model 'resnet'; choose lenet (the notebook's LeNet) or mlp"),
+                Arguments.of(
+                        List.of("--model", "mlp", "--load", lenet.toString()),
                         "tensor W1 has shape [20, 1, 3, 3] but the model's W1 is [784, 256]"),
                 Arguments.of(List.of("--profile", "k80"), "unknown device profile 'k80'; choose t4"),
                 Arguments.of(List.of("--topology", "ethernet"), "unknown topology 'ethernet'; choose pcie3"),
-                Arguments.of(List.of("--backend", "cpu", "--profile", "t4"), "--profile chooses the GPUs timed by --backend sim"),
-                Arguments.of(List.of("--backend", "cpu", "--trace", dir.resolve("t.json").toString()),
+                Arguments.of(
+                        List.of("--backend", "cpu", "--profile", "t4"),
+                        "--profile chooses the GPUs timed by --backend sim"),
+                Arguments.of(
+                        List.of(
+                                "--backend",
+                                "cpu",
+                                "--trace",
+                                dir.resolve("t.json").toString()),
                         "--trace records simulated time, which only --backend sim has"),
                 Arguments.of(List.of("--trace", dir.resolve("no/such/t.json").toString()), "does not exist"),
                 Arguments.of(List.of("--bucket-mb", "0"), "--bucket-mb must be a positive number"),
@@ -99,8 +120,10 @@ class BadInputTest {
     @ParameterizedTest
     @MethodSource("badInputs")
     void endsInOneClearLine(List<String> options, String expected) throws IOException {
-        List<String> args = new ArrayList<>(List.of("train", "--quiet", "--plot-dir", dir.resolve("plots").toString()));
-        for (String[] quick : new String[][] {{"--epochs", "1"}, {"--train-samples", "512"}, {"--test-samples", "256"}}) {
+        List<String> args = new ArrayList<>(
+                List.of("train", "--quiet", "--plot-dir", dir.resolve("plots").toString()));
+        for (String[] quick :
+                new String[][] {{"--epochs", "1"}, {"--train-samples", "512"}, {"--test-samples", "256"}}) {
             if (!options.contains(quick[0])) {
                 args.addAll(List.of(quick));
             }
@@ -113,7 +136,8 @@ class BadInputTest {
         LabRunner.Result r = LabRunner.run(args.toArray(String[]::new));
         assertNotEquals(0, r.exit(), "exit status for " + options);
         String[] lines = r.err().strip().split("\n");
-        assertTrue(lines[0].startsWith("error: ") && lines[0].contains(expected),
+        assertTrue(
+                lines[0].startsWith("error: ") && lines[0].contains(expected),
                 "for " + options + " expected one line containing '" + expected + "', got:\n" + r.err());
         assertTrue(lines.length <= 2, "at most the error and a hint, got:\n" + r.err());
         assertFalse(r.err().contains("\tat ") || r.err().contains("Exception"), "no stack trace:\n" + r.err());

@@ -39,7 +39,11 @@ class HelpTest {
     @Test
     void trainsHelpNamesTheModels() {
         String help = Lab.commandLine().getSubcommands().get("train").getUsageMessage();
-        assertTrue(help.contains("--model=NAME") && help.contains("lenet (the notebook's LeNet")
-                && help.contains("mlp") && help.contains("Default: lenet"), help);
+        assertTrue(
+                help.contains("--model=NAME")
+                        && help.contains("lenet (the notebook's LeNet")
+                        && help.contains("mlp")
+                        && help.contains("Default: lenet"),
+                help);
     }
 }

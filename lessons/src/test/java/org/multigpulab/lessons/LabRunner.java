@@ -7,11 +7,9 @@ import picocli.CommandLine;
 /** Runs {@code ./lab} in this JVM and captures what it prints. */
 final class LabRunner {
 
-    record Result(int exit, String out, String err) {
-    }
+    record Result(int exit, String out, String err) {}
 
-    private LabRunner() {
-    }
+    private LabRunner() {}
 
     static Result run(String... args) {
         CommandLine cli = Lab.commandLine();

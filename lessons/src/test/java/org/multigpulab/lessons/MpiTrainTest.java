@@ -19,10 +19,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.UpdateDistance;
+import org.multigpulab.device.testing.Prerequisite;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
 import org.multigpulab.lessons.lesson.MultiProcessLesson;
-import org.multigpulab.device.testing.Prerequisite;
 
 /**
  * {@code ./lab train --dist mpi} under {@code mpirun} on this machine: the same parameters as one process with
@@ -48,9 +48,21 @@ class MpiTrainTest {
     }
 
     private String[] slice(String save, String... more) {
-        List<String> args = new ArrayList<>(List.of("--no-shuffle", "--train-samples", "2560", "--test-samples", "500",
-                "--epochs", "1", "--quiet", "--load", dir.resolve("init.safetensors").toString(),
-                "--save", dir.resolve(save).toString(), "--plot-dir", dir.resolve("plots").toString()));
+        List<String> args = new ArrayList<>(List.of(
+                "--no-shuffle",
+                "--train-samples",
+                "2560",
+                "--test-samples",
+                "500",
+                "--epochs",
+                "1",
+                "--quiet",
+                "--load",
+                dir.resolve("init.safetensors").toString(),
+                "--save",
+                dir.resolve(save).toString(),
+                "--plot-dir",
+                dir.resolve("plots").toString()));
         args.addAll(List.of(more));
         return args.toArray(String[]::new);
     }
@@ -76,10 +88,14 @@ class MpiTrainTest {
         Path report = dir.resolve("report.json");
         String out = run(mpirun(2, slice("mpi2.safetensors", "--gpus", "1", "--report", report.toString())));
         assertEquals(1, out.lines().filter(l -> l.startsWith("test acc:")).count(), "only rank 0 prints:\n" + out);
-        LabRunner.Result one = LabRunner.run(java.util.stream.Stream.concat(java.util.stream.Stream.of("train"),
-                java.util.Arrays.stream(slice("one2.safetensors", "--gpus", "2"))).toArray(String[]::new));
+        LabRunner.Result one = LabRunner.run(java.util.stream.Stream.concat(
+                        java.util.stream.Stream.of("train"),
+                        java.util.Arrays.stream(slice("one2.safetensors", "--gpus", "2")))
+                .toArray(String[]::new));
         assertEquals(0, one.exit(), one.err());
-        UpdateDistance twoRanks = UpdateDistance.of(init, SafeTensors.read(dir.resolve("mpi2.safetensors")),
+        UpdateDistance twoRanks = UpdateDistance.of(
+                init,
+                SafeTensors.read(dir.resolve("mpi2.safetensors")),
                 SafeTensors.read(dir.resolve("one2.safetensors")));
         assertTrue(twoRanks.worst().relative() < 1e-4, "2 ranks vs 2 devices: " + twoRanks);
         RunReport.Dist dist = RunReport.fromJson(Files.readString(report)).dist();
@@ -88,10 +104,14 @@ class MpiTrainTest {
         assertTrue(dist.crossRankSec() > 0 && dist.description().startsWith("Open MPI"), dist.toString());
 
         run(mpirun(3, slice("mpi3.safetensors", "--gpus", "1")));
-        LabRunner.Result three = LabRunner.run(java.util.stream.Stream.concat(java.util.stream.Stream.of("train"),
-                java.util.Arrays.stream(slice("one3.safetensors", "--gpus", "3"))).toArray(String[]::new));
+        LabRunner.Result three = LabRunner.run(java.util.stream.Stream.concat(
+                        java.util.stream.Stream.of("train"),
+                        java.util.Arrays.stream(slice("one3.safetensors", "--gpus", "3")))
+                .toArray(String[]::new));
         assertEquals(0, three.exit(), three.err());
-        UpdateDistance threeRanks = UpdateDistance.of(init, SafeTensors.read(dir.resolve("mpi3.safetensors")),
+        UpdateDistance threeRanks = UpdateDistance.of(
+                init,
+                SafeTensors.read(dir.resolve("mpi3.safetensors")),
                 SafeTensors.read(dir.resolve("one3.safetensors")));
         assertTrue(threeRanks.worst().relative() < 1e-4, "3 ranks vs 3 devices: " + threeRanks);
     }
@@ -100,8 +120,18 @@ class MpiTrainTest {
     @Test
     void aKilledRankEndsTheRun() throws Exception {
         requireMpirun();
-        Process p = new ProcessBuilder(mpirun(2, "--gpus", "1", "--epochs", "1", "--test-samples", "500",
-                "--plot-dir", dir.resolve("plots").toString())).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(mpirun(
+                        2,
+                        "--gpus",
+                        "1",
+                        "--epochs",
+                        "1",
+                        "--test-samples",
+                        "500",
+                        "--plot-dir",
+                        dir.resolve("plots").toString()))
+                .redirectErrorStream(true)
+                .start();
         BufferedReader reader = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         StringBuilder out = new StringBuilder();
         String line;
@@ -109,11 +139,13 @@ class MpiTrainTest {
             out.append(line).append('\n');
         }
         assertTrue(line != null, "training never started:\n" + out);
-        Thread.sleep(2000);                              // mid-epoch: the first epoch takes several seconds
-        ProcessHandle victim = p.descendants().filter(h -> rankOf(h) == 1).findFirst().orElseThrow();
+        Thread.sleep(2000); // mid-epoch: the first epoch takes several seconds
+        ProcessHandle victim =
+                p.descendants().filter(h -> rankOf(h) == 1).findFirst().orElseThrow();
         long killed = System.nanoTime();
         victim.destroyForcibly();
-        Thread drain = Thread.ofVirtual().start(() -> reader.lines().forEach(l -> out.append(l).append('\n')));
+        Thread drain = Thread.ofVirtual()
+                .start(() -> reader.lines().forEach(l -> out.append(l).append('\n')));
         boolean ended = endsWithin(p, 30);
         double seconds = (System.nanoTime() - killed) / 1e9;
         drain.join(5000);
@@ -132,10 +164,22 @@ class MpiTrainTest {
     @ValueSource(strings = {"exception", "error"})
     void aRankWhoseTrainingThrowsEndsTheRun(String kind) throws Exception {
         requireMpirun();
-        List<String> command = new ArrayList<>(mpirun(2, "--gpus", "1", "--epochs", "1", "--train-samples", "2560",
-                "--test-samples", "500", "--quiet", "--plot-dir", dir.resolve("plots").toString()));
+        List<String> command = new ArrayList<>(mpirun(
+                2,
+                "--gpus",
+                "1",
+                "--epochs",
+                "1",
+                "--train-samples",
+                "2560",
+                "--test-samples",
+                "500",
+                "--quiet",
+                "--plot-dir",
+                dir.resolve("plots").toString()));
         command.set(command.indexOf("--dist") + 1, "mpi-rank-1-fails");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("out.txt").toFile());
         builder.environment().put(RankOneFails.KIND, kind);
         Process p = builder.start();
@@ -160,7 +204,8 @@ class MpiTrainTest {
 
     private static int rankOf(ProcessHandle h) {
         try {
-            String environ = Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ"), StandardCharsets.ISO_8859_1);
+            String environ =
+                    Files.readString(Path.of("/proc", Long.toString(h.pid()), "environ"), StandardCharsets.ISO_8859_1);
             for (String entry : environ.split("\0")) {
                 if (entry.startsWith("OMPI_COMM_WORLD_RANK=")) {
                     return Integer.parseInt(entry.substring("OMPI_COMM_WORLD_RANK=".length()));

@@ -15,6 +15,7 @@ public final class RankOneFails implements ProcessGroup.Provider {
     static final String KIND = "RANK_ONE_FAILS_WITH";
     /** The start of the message of what rank 1 throws. */
     static final String FAULT = "a fault on rank 1";
+
     private static final int FAILING_CALL = 3;
 
     @Override

@@ -3,7 +3,6 @@ package org.multigpulab.lessons;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,15 +27,26 @@ class TrainCommandTest {
         RealData.require();
     }
 
-    private static final String[] SLICE = {"--no-shuffle", "--train-samples", "2560", "--test-samples", "500",
-            "--epochs", "1", "--quiet"};
+    private static final String[] SLICE = {
+        "--no-shuffle", "--train-samples", "2560", "--test-samples", "500", "--epochs", "1", "--quiet"
+    };
 
     private List<HostTensor> trainAndSave(String name, String... options) {
         Path file = dir.resolve(name);
-        String[] args = java.util.stream.Stream.of(new String[] {"train", "--save", file.toString(),
-                "--load", dir.resolve("init.safetensors").toString(), "--plot-dir", dir.resolve("plots").toString()},
-                SLICE, options)
-                .flatMap(java.util.Arrays::stream).toArray(String[]::new);
+        String[] args = java.util.stream.Stream.of(
+                        new String[] {
+                            "train",
+                            "--save",
+                            file.toString(),
+                            "--load",
+                            dir.resolve("init.safetensors").toString(),
+                            "--plot-dir",
+                            dir.resolve("plots").toString()
+                        },
+                        SLICE,
+                        options)
+                .flatMap(java.util.Arrays::stream)
+                .toArray(String[]::new);
         LabRunner.Result r = LabRunner.run(args);
         assertEquals(0, r.exit(), r.err());
         return SafeTensors.read(file);
@@ -59,7 +69,9 @@ class TrainCommandTest {
         assertTrue(threeVsOne.worst().relative() < 1e-4, "3 devices vs 1: " + threeVsOne);
         assertTrue(cpuVsOne.worst().relative() < 1e-4, "cpu:0 vs sim:0: " + cpuVsOne);
         assertTrue(ParameterDistance.relative(one, init) > 1e-3, "training changed the parameters");
-        assertEquals(List.of("W1", "b1", "W2", "b2", "W3", "b3", "W4", "b4"), one.stream().map(HostTensor::name).toList());
+        assertEquals(
+                List.of("W1", "b1", "W2", "b2", "W3", "b3", "W4", "b4"),
+                one.stream().map(HostTensor::name).toList());
     }
 
     /**
@@ -94,7 +106,8 @@ class TrainCommandTest {
         List<HostTensor> sim = trainAndSave("sim.safetensors", "--backend", "sim", "--gpus", "2");
         UpdateDistance torchVsSim = UpdateDistance.of(init, torch, sim);
         assertTrue(torchVsSim.worst().relative() < 3e-4, "djl vs sim over cpu: " + torchVsSim);
-        List<HostTensor> four = trainAndSave("four.safetensors", "--backend", "sim", "--physical", "djl", "--gpus", "4");
+        List<HostTensor> four =
+                trainAndSave("four.safetensors", "--backend", "sim", "--physical", "djl", "--gpus", "4");
         UpdateDistance fourVsSim = UpdateDistance.of(init, four, sim);
         assertTrue(fourVsSim.worst().relative() < 3e-4, "4 logical GPUs over djl vs sim: " + fourVsSim);
     }
@@ -107,17 +120,37 @@ class TrainCommandTest {
     void trainsTheMlpAndRecordsTheModel() throws Exception {
         Path report = dir.resolve("mlp.json");
         Path saved = dir.resolve("mlp.safetensors");
-        LabRunner.Result r = LabRunner.run("train", "--model", "mlp", "--gpus", "2", "--train-samples", "1024",
-                "--test-samples", "256", "--epochs", "1", "--quiet", "--report", report.toString(), "--save",
-                saved.toString(), "--plot-dir", dir.resolve("plots").toString());
+        LabRunner.Result r = LabRunner.run(
+                "train",
+                "--model",
+                "mlp",
+                "--gpus",
+                "2",
+                "--train-samples",
+                "1024",
+                "--test-samples",
+                "256",
+                "--epochs",
+                "1",
+                "--quiet",
+                "--report",
+                report.toString(),
+                "--save",
+                saved.toString(),
+                "--plot-dir",
+                dir.resolve("plots").toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("test acc: "), r.out());
         List<HostTensor> params = SafeTensors.read(saved);
-        assertEquals(List.of("W1", "b1", "W2", "b2"), params.stream().map(HostTensor::name).toList());
+        assertEquals(
+                List.of("W1", "b1", "W2", "b2"),
+                params.stream().map(HostTensor::name).toList());
         assertEquals("[784, 256]", params.getFirst().shapeText());
         RunReport parsed = RunReport.fromJson(Files.readString(report));
         assertEquals("mlp", parsed.config().model());
-        assertEquals(203_530L * Float.BYTES * (1024 / 256), parsed.deviceStats().get(1).bytesFromPeers(),
+        assertEquals(
+                203_530L * Float.BYTES * (1024 / 256),
+                parsed.deviceStats().get(1).bytesFromPeers(),
                 "the naive allreduce sends device 1 the whole summed gradient once a step");
     }
 
@@ -125,11 +158,28 @@ class TrainCommandTest {
     @Test
     void writesATraceOfSimulatedTime() throws Exception {
         Path trace = dir.resolve("trace.json");
-        LabRunner.Result r = LabRunner.run("train", "--gpus", "3", "--train-samples", "512", "--test-samples", "256",
-                "--epochs", "1", "--quiet", "--bucket-mb", "0.2", "--allreduce", "ring", "--trace", trace.toString(),
-                "--plot-dir", dir.resolve("plots").toString());
+        LabRunner.Result r = LabRunner.run(
+                "train",
+                "--gpus",
+                "3",
+                "--train-samples",
+                "512",
+                "--test-samples",
+                "256",
+                "--epochs",
+                "1",
+                "--quiet",
+                "--bucket-mb",
+                "0.2",
+                "--allreduce",
+                "ring",
+                "--trace",
+                trace.toString(),
+                "--plot-dir",
+                dir.resolve("plots").toString());
         assertEquals(0, r.exit(), r.err());
-        com.google.gson.JsonObject json = com.google.gson.JsonParser.parseString(Files.readString(trace)).getAsJsonObject();
+        com.google.gson.JsonObject json =
+                com.google.gson.JsonParser.parseString(Files.readString(trace)).getAsJsonObject();
         java.util.Map<String, Integer> byName = new java.util.HashMap<>();
         java.util.Set<Integer> devices = new java.util.HashSet<>();
         for (var e : json.getAsJsonArray("traceEvents")) {
@@ -151,12 +201,29 @@ class TrainCommandTest {
     void printsTheNotebooksLineAndWritesTheReportAndTheCurve() throws Exception {
         Path report = dir.resolve("run.json");
         Path plots = dir.resolve("plots");
-        LabRunner.Result r = LabRunner.run("train", "--gpus", "2", "--train-samples", "1024", "--test-samples", "256",
-                "--epochs", "2", "--report", report.toString(), "--plot-dir", plots.toString(), "--allreduce", "ring");
+        LabRunner.Result r = LabRunner.run(
+                "train",
+                "--gpus",
+                "2",
+                "--train-samples",
+                "1024",
+                "--test-samples",
+                "256",
+                "--epochs",
+                "2",
+                "--report",
+                report.toString(),
+                "--plot-dir",
+                plots.toString(),
+                "--allreduce",
+                "ring");
         assertEquals(0, r.exit(), r.err());
         List<String> lines = List.of(r.out().strip().split("\n"));
-        assertTrue(lines.get(lines.size() - 2).matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"
-                + " \\(simulated 2× T4 over PCIe 3: \\d[.\\d]* sec/epoch\\)"), r.out());
+        assertTrue(
+                lines.get(lines.size() - 2)
+                        .matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"
+                                + " \\(simulated 2× T4 over PCIe 3: \\d[.\\d]* sec/epoch\\)"),
+                r.out());
         assertEquals("learning curve: " + plots.resolve("learning-curve.png"), lines.getLast());
         PlotFilesCheck.assertChart(plots, "learning-curve");
         assertTrue(r.out().contains("epoch 1/2: train loss "), r.out());
@@ -168,7 +235,9 @@ class TrainCommandTest {
         assertEquals("ring", parsed.config().allreduce());
         assertEquals("lenet", parsed.config().model());
         long gradientBytes = 129_068L * Float.BYTES, steps = 2 * (1024 / 256);
-        assertEquals(gradientBytes * steps, parsed.deviceStats().get(1).bytesFromPeers(),
+        assertEquals(
+                gradientBytes * steps,
+                parsed.deviceStats().get(1).bytesFromPeers(),
                 "a ring of 2 moves the whole gradient once per step into each device");
         assertEquals(parsed.epochs().get(1).testAcc(), parsed.finalResult().testAcc());
         assertTrue(parsed.deviceStats().getFirst().flops() > 0);
@@ -176,9 +245,11 @@ class TrainCommandTest {
         // Counted from this test JVM's start, so it includes the tests that ran before: bounded by the JVM's age,
         // not by a number of seconds.
         double startup = parsed.finalResult().startupSec();
-        double jvmAge = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() / 1e3;
-        assertTrue(startup > 0 && startup <= jvmAge, "seconds from the JVM's start to the first batch: " + startup
-                + ", JVM's age after the run: " + jvmAge);
+        double jvmAge =
+                java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() / 1e3;
+        assertTrue(
+                startup > 0 && startup <= jvmAge,
+                "seconds from the JVM's start to the first batch: " + startup + ", JVM's age after the run: " + jvmAge);
         RunReport.Sim sim = parsed.sim();
         assertEquals("t4", sim.profile());
         assertEquals("pcie3", sim.topology());
@@ -190,7 +261,9 @@ class TrainCommandTest {
             assertTrue(d.computeSec() > 0 && d.commSec() > 0 && d.idleSec() >= 0 && d.peakBytes() > 0, d.toString());
         }
         try (var files = Files.list(dir)) {
-            assertEquals(java.util.Set.of(report, plots), java.util.Set.copyOf(files.toList()),
+            assertEquals(
+                    java.util.Set.of(report, plots),
+                    java.util.Set.copyOf(files.toList()),
                     "no temporary file is left beside the report");
         }
     }

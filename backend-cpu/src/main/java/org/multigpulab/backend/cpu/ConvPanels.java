@@ -90,8 +90,12 @@ final class ConvPanels {
         for (int j = from; j < to; ) {
             int image = j / pixels, pixel = j % pixels;
             int length = Math.min(to - j, input ? outWidth - pixel % outWidth : pixels - pixel);
-            r.add(j - from, input ? image * inputSample + pixel / outWidth * width + pixel % outWidth
-                    : image * outputSample + pixel, length);
+            r.add(
+                    j - from,
+                    input
+                            ? image * inputSample + pixel / outWidth * width + pixel % outWidth
+                            : image * outputSample + pixel,
+                    length);
             j += length;
         }
         return r;

@@ -44,7 +44,8 @@ public final class CpuBackend implements Backend {
                     + "; for several GPUs on this machine use --backend sim --gpus " + request.count());
         }
         if (!request.options().isEmpty()) {
-            throw new DeviceException("backend cpu takes no options, but was given " + request.options().keySet());
+            throw new DeviceException("backend cpu takes no options, but was given "
+                    + request.options().keySet());
         }
         return List.of(new CpuDevice(DeviceId.of(NAME, 0)));
     }

@@ -24,11 +24,23 @@ final class Gemm {
     /** Columns per panel: 8 vectors; with k = 500 and 16-float vectors a panel of B is 256 KB. */
     private static final int PANEL = 8 * L;
 
-    private Gemm() {
-    }
+    private Gemm() {}
 
-    static void multiplyRows(boolean transA, int m, int n, int k, float alpha, float[] a, int aOff,
-                             float[] b, int bOff, float beta, float[] c, int cOff, int rowFrom, int rowTo) {
+    static void multiplyRows(
+            boolean transA,
+            int m,
+            int n,
+            int k,
+            float alpha,
+            float[] a,
+            int aOff,
+            float[] b,
+            int bOff,
+            float beta,
+            float[] c,
+            int cOff,
+            int rowFrom,
+            int rowTo) {
         for (int i = rowFrom; i < rowTo; i++) {
             int ci = cOff + i * n;
             if (beta != 0f && beta != 1f) {
@@ -42,7 +54,22 @@ final class Gemm {
         int[] cols = strided(COLUMNS.get(k), k, 0, transA ? m : 1);
         // Columns in panels, so that the k × PANEL block of B the row blocks run over stays in the core's cache.
         for (int j0 = 0; j0 < n; j0 += PANEL) {
-            blocks(rowFrom, rowTo, j0, Math.min(n, j0 + PANEL), k, alpha, a, rows, cols, b, bOff, n, c, cOff, n,
+            blocks(
+                    rowFrom,
+                    rowTo,
+                    j0,
+                    Math.min(n, j0 + PANEL),
+                    k,
+                    alpha,
+                    a,
+                    rows,
+                    cols,
+                    b,
+                    bOff,
+                    n,
+                    c,
+                    cOff,
+                    n,
                     beta == 0f);
         }
     }
@@ -59,6 +86,7 @@ final class Gemm {
 
     /** Each thread's offset tables for {@link #multiplyRows} and {@link #multiplyPanel}. */
     private static final Scratch<int[]> ROWS = Scratch.ints();
+
     private static final Scratch<int[]> COLUMNS = Scratch.ints();
 
     /** {@code into[i] = start + i·stride} for i below {@code n}: the offsets of a matrix stored with strides. */
@@ -74,10 +102,10 @@ final class Gemm {
      * {@code b[p·ldb]}) that its caller just wrote, so it is in cache. A's rows are {@code lda} apart, C's
      * {@code ldc}. Only a store, never {@code +=}, for the reason given at {@link #accumulate}.
      */
-    static void multiplyPanel(int m, int n, int k, float[] a, int aOff, int lda, float[] b, int ldb,
-                              float[] c, int cOff, int ldc) {
-        multiplyPanel(m, n, k, a, strided(ROWS.get(m), m, aOff, lda), strided(COLUMNS.get(k), k, 0, 1), b, ldb,
-                c, cOff, ldc);
+    static void multiplyPanel(
+            int m, int n, int k, float[] a, int aOff, int lda, float[] b, int ldb, float[] c, int cOff, int ldc) {
+        multiplyPanel(
+                m, n, k, a, strided(ROWS.get(m), m, aOff, lda), strided(COLUMNS.get(k), k, 0, 1), b, ldb, c, cOff, ldc);
     }
 
     /**
@@ -85,8 +113,8 @@ final class Gemm {
      * A convolution's im2col matrix is such a view of its input, so the filter gradient reads the input
      * directly instead of a packed copy (a tap per row, a pixel per column).
      */
-    static void multiplyPanel(int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb,
-                              float[] c, int cOff, int ldc) {
+    static void multiplyPanel(
+            int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb, float[] c, int cOff, int ldc) {
         blocks(0, m, 0, n, k, 1f, a, rows, cols, b, 0, ldb, c, cOff, ldc, true);
     }
 
@@ -94,9 +122,23 @@ final class Gemm {
      * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four, two and one
      * vectors, then a part of one under a mask; rows left over two at a time, then one, likewise.
      */
-    private static void blocks(int rowFrom, int rowTo, int j0, int j1, int k, float alpha,
-                               float[] a, int[] rows, int[] cols, float[] b, int bOff, int ldb,
-                               float[] c, int cOff, int ldc, boolean store) {
+    private static void blocks(
+            int rowFrom,
+            int rowTo,
+            int j0,
+            int j1,
+            int k,
+            float alpha,
+            float[] a,
+            int[] rows,
+            int[] cols,
+            float[] b,
+            int bOff,
+            int ldb,
+            float[] c,
+            int cOff,
+            int ldc,
+            boolean store) {
         int i = rowFrom;
         for (; i + 4 <= rowTo; i += 4) {
             int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], c0 = cOff + i * ldc;
@@ -111,7 +153,22 @@ final class Gemm {
                 fourRowsOneVector(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
             }
             if (j < j1) {
-                fourRowsPartVector(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store,
+                fourRowsPartVector(
+                        k,
+                        alpha,
+                        a,
+                        a0,
+                        a1,
+                        a2,
+                        a3,
+                        cols,
+                        b,
+                        bOff + j,
+                        ldb,
+                        c,
+                        c0 + j,
+                        ldc,
+                        store,
                         S.indexInRange(j, j1));
             }
         }
@@ -127,7 +184,18 @@ final class Gemm {
                     if (j + L <= j1) {
                         oneRowOneVector(k, alpha, a, rows[i + r], cols, b, bOff + j, ldb, c, c0 + r * ldc + j, store);
                     } else {
-                        oneRowPartVector(k, alpha, a, rows[i + r], cols, b, bOff + j, ldb, c, c0 + r * ldc + j, store,
+                        oneRowPartVector(
+                                k,
+                                alpha,
+                                a,
+                                rows[i + r],
+                                cols,
+                                b,
+                                bOff + j,
+                                ldb,
+                                c,
+                                c0 + r * ldc + j,
+                                store,
                                 S.indexInRange(j, j1));
                     }
                 }
@@ -153,12 +221,38 @@ final class Gemm {
      * C[4 rows, 4L columns at c0] ← alpha · A[4 rows at a0, :] · B[:, 4L columns at b0]: sixteen accumulators,
      * and per step of k four loads of B and four broadcasts of A feed sixteen fused multiply-adds.
      */
-    private static void fourRowsFourVectors(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
-            float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
-        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S), c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
-        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S), c12 = FloatVector.zero(S), c13 = FloatVector.zero(S);
-        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S), c22 = FloatVector.zero(S), c23 = FloatVector.zero(S);
-        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S), c32 = FloatVector.zero(S), c33 = FloatVector.zero(S);
+    private static void fourRowsFourVectors(
+            int k,
+            float alpha,
+            float[] a,
+            int a0,
+            int a1,
+            int a2,
+            int a3,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            int ldc,
+            boolean store) {
+        FloatVector c00 = FloatVector.zero(S),
+                c01 = FloatVector.zero(S),
+                c02 = FloatVector.zero(S),
+                c03 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S),
+                c11 = FloatVector.zero(S),
+                c12 = FloatVector.zero(S),
+                c13 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S),
+                c21 = FloatVector.zero(S),
+                c22 = FloatVector.zero(S),
+                c23 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S),
+                c31 = FloatVector.zero(S),
+                c32 = FloatVector.zero(S),
+                c33 = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
             int bp = b0 + p * ldb;
             FloatVector v0 = FloatVector.fromArray(S, b, bp);
@@ -206,8 +300,22 @@ final class Gemm {
     }
 
     /** C[4 rows, 2L columns at c0] ← alpha · A[4 rows at a0, :] · B[:, 2L columns at b0]. */
-    private static void fourRowsTwoVectors(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
-            float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
+    private static void fourRowsTwoVectors(
+            int k,
+            float alpha,
+            float[] a,
+            int a0,
+            int a1,
+            int a2,
+            int a3,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            int ldc,
+            boolean store) {
         FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
         FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
         FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
@@ -241,8 +349,22 @@ final class Gemm {
     }
 
     /** C[4 rows, L columns at c0] ← alpha · A[4 rows at a0, :] · B[:, L columns at b0]. */
-    private static void fourRowsOneVector(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
-            float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
+    private static void fourRowsOneVector(
+            int k,
+            float alpha,
+            float[] a,
+            int a0,
+            int a1,
+            int a2,
+            int a3,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            int ldc,
+            boolean store) {
         FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S);
         FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
@@ -260,10 +382,28 @@ final class Gemm {
     }
 
     /** C[2 rows, 4L columns at c0] ← alpha · A[2 rows at a0, a1] · B[:, 4L columns at b0]: eight accumulators. */
-    private static void twoRowsFourVectors(int k, float alpha, float[] a, int a0, int a1, int[] cols,
-                                           float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store) {
-        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S), c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
-        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S), c12 = FloatVector.zero(S), c13 = FloatVector.zero(S);
+    private static void twoRowsFourVectors(
+            int k,
+            float alpha,
+            float[] a,
+            int a0,
+            int a1,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            int ldc,
+            boolean store) {
+        FloatVector c00 = FloatVector.zero(S),
+                c01 = FloatVector.zero(S),
+                c02 = FloatVector.zero(S),
+                c03 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S),
+                c11 = FloatVector.zero(S),
+                c12 = FloatVector.zero(S),
+                c13 = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
             int bp = b0 + p * ldb;
             FloatVector v0 = FloatVector.fromArray(S, b, bp);
@@ -297,8 +437,18 @@ final class Gemm {
      * the four-row blocks (conv2's 50 output channels leave two), with four accumulators so that four fused
      * multiply-adds are in flight instead of one waiting on the last.
      */
-    private static void oneRowFourVectors(int k, float alpha, float[] a, int a0, int[] cols,
-                                          float[] b, int b0, int ldb, float[] c, int c0, boolean store) {
+    private static void oneRowFourVectors(
+            int k,
+            float alpha,
+            float[] a,
+            int a0,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            boolean store) {
         FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S);
         FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
@@ -316,8 +466,18 @@ final class Gemm {
     }
 
     /** C[1 row, L columns at c0] ← alpha · A[1 row at a0, :] · B[:, L columns at b0]. */
-    private static void oneRowOneVector(int k, float alpha, float[] a, int a0, int[] cols,
-                                        float[] b, int b0, int ldb, float[] c, int c0, boolean store) {
+    private static void oneRowOneVector(
+            int k,
+            float alpha,
+            float[] a,
+            int a0,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            boolean store) {
         FloatVector acc = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
             acc = FloatVector.fromArray(S, b, b0 + p * ldb).fma(FloatVector.broadcast(S, a[a0 + cols[p]]), acc);
@@ -330,8 +490,23 @@ final class Gemm {
      * after the whole vectors (a dense layer's 10 classes are all such), under a mask, so they still run four
      * independent vector sums instead of one scalar chain per column.
      */
-    private static void fourRowsPartVector(int k, float alpha, float[] a, int a0, int a1, int a2, int a3, int[] cols,
-            float[] b, int b0, int ldb, float[] c, int c0, int ldc, boolean store, VectorMask<Float> part) {
+    private static void fourRowsPartVector(
+            int k,
+            float alpha,
+            float[] a,
+            int a0,
+            int a1,
+            int a2,
+            int a3,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            int ldc,
+            boolean store,
+            VectorMask<Float> part) {
         FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S);
         FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
@@ -349,8 +524,19 @@ final class Gemm {
     }
 
     /** C[1 row, the columns of {@code part} at c0] ← alpha · A[1 row] · B[:, those columns]. */
-    private static void oneRowPartVector(int k, float alpha, float[] a, int a0, int[] cols, float[] b, int b0,
-                                         int ldb, float[] c, int c0, boolean store, VectorMask<Float> part) {
+    private static void oneRowPartVector(
+            int k,
+            float alpha,
+            float[] a,
+            int a0,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            boolean store,
+            VectorMask<Float> part) {
         FloatVector acc = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
             acc = FloatVector.fromArray(S, b, b0 + p * ldb, part).fma(FloatVector.broadcast(S, a[a0 + cols[p]]), acc);
@@ -362,8 +548,8 @@ final class Gemm {
      * C[m, n] += A[m, k] · B[n, k]ᵀ as m·n dot products along k, where rows of both A and B are contiguous:
      * the better form when n is too narrow for the column kernels (a 3×3 filter's 9 taps).
      */
-    static void multiplyTransposedB(int m, int n, int k, float[] a, int aOff, float[] b, int bOff,
-                                    float[] c, int cOff) {
+    static void multiplyTransposedB(
+            int m, int n, int k, float[] a, int aOff, float[] b, int bOff, float[] c, int cOff) {
         int i = 0;
         for (; i + 2 <= m; i += 2) {
             int j = 0;
@@ -452,8 +638,8 @@ final class Gemm {
     }
 
     /** {@link #accumulate} for the lanes of {@code part} only. */
-    private static void accumulate(float[] c, int at, float alpha, FloatVector v, boolean store,
-                                   VectorMask<Float> part) {
+    private static void accumulate(
+            float[] c, int at, float alpha, FloatVector v, boolean store, VectorMask<Float> part) {
         if (store) {
             v.mul(alpha).intoArray(c, at, part);
         } else {

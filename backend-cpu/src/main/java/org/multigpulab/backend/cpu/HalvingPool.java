@@ -16,13 +16,13 @@ final class HalvingPool {
     private static final VectorSpecies<Float> S = Gemm.species();
     /** Outputs per vector step: an input vector holds two per output. */
     private static final int HALF = S.length() / 2;
+
     private static final VectorShuffle<Float> EVEN = VectorShuffle.fromOp(S, i -> Math.min(2 * i, S.length() - 1));
     private static final VectorShuffle<Float> ODD = VectorShuffle.fromOp(S, i -> Math.min(2 * i + 1, S.length() - 1));
     private static final VectorShuffle<Float> TWICE = VectorShuffle.fromOp(S, i -> i / 2);
     private static final VectorMask<Float> LOWER = S.indexInRange(0, HALF);
 
-    private HalvingPool() {
-    }
+    private HalvingPool() {}
 
     /** y[out + i·ow + j] = the mean of x's 2×2 window at row 2i, column 2j of a plane {@code width} wide. */
     static void forward(float[] x, int in, int width, float[] y, int out, int oh, int ow) {
@@ -32,11 +32,16 @@ final class HalvingPool {
             for (; 2 * j + S.length() <= width; j += HALF) {
                 FloatVector upper = FloatVector.fromArray(S, x, top + 2 * j);
                 FloatVector lower = FloatVector.fromArray(S, x, bottom + 2 * j);
-                upper.rearrange(EVEN).add(upper.rearrange(ODD)).add(lower.rearrange(EVEN)).add(lower.rearrange(ODD))
-                        .mul(0.25f).intoArray(y, row + j, LOWER);
+                upper.rearrange(EVEN)
+                        .add(upper.rearrange(ODD))
+                        .add(lower.rearrange(EVEN))
+                        .add(lower.rearrange(ODD))
+                        .mul(0.25f)
+                        .intoArray(y, row + j, LOWER);
             }
             for (; j < ow; j++) {
-                y[row + j] = (((x[top + 2 * j] + x[top + 2 * j + 1]) + x[bottom + 2 * j]) + x[bottom + 2 * j + 1]) * 0.25f;
+                y[row + j] =
+                        (((x[top + 2 * j] + x[top + 2 * j + 1]) + x[bottom + 2 * j]) + x[bottom + 2 * j + 1]) * 0.25f;
             }
         }
     }
@@ -50,7 +55,8 @@ final class HalvingPool {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
             int j = 0;
             for (; j + HALF <= ow; j += HALF) {
-                FloatVector g = FloatVector.fromArray(S, dy, row + j, LOWER).mul(0.25f).rearrange(TWICE);
+                FloatVector g =
+                        FloatVector.fromArray(S, dy, row + j, LOWER).mul(0.25f).rearrange(TWICE);
                 g.intoArray(dx, top + 2 * j);
                 g.intoArray(dx, bottom + 2 * j);
             }

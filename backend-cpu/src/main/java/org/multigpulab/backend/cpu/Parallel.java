@@ -18,8 +18,7 @@ final class Parallel {
         void run(int chunk, int from, int to);
     }
 
-    private Parallel() {
-    }
+    private Parallel() {}
 
     /** The number of chunks a loop is cut into: one per core. */
     static int chunks() {
@@ -36,7 +35,8 @@ final class Parallel {
             body.run(0, 0, total);
             return;
         }
-        IntStream.range(0, chunks).parallel().forEach(c ->
-                body.run(c, (int) ((long) total * c / chunks), (int) ((long) total * (c + 1) / chunks)));
+        IntStream.range(0, chunks)
+                .parallel()
+                .forEach(c -> body.run(c, (int) ((long) total * c / chunks), (int) ((long) total * (c + 1) / chunks)));
     }
 }

@@ -17,8 +17,7 @@ final class Vectors {
 
     private static final Scratch<float[]> LANES = Scratch.floats();
 
-    private Vectors() {
-    }
+    private Vectors() {}
 
     /**
      * The sum of {@code v}'s lanes, first to last. {@code reduceLanes(ADD)} adds them in lane order while the
@@ -70,7 +69,8 @@ final class Vectors {
     }
 
     /** {@code out[i] = x[i] > 0 ? dy[i] : 0} for i in {@code [from, to)}, with vector masks, no branches. */
-    static void passWherePositive(float[] x, int xOff, float[] dy, int dyOff, float[] out, int outOff, int from, int to) {
+    static void passWherePositive(
+            float[] x, int xOff, float[] dy, int dyOff, float[] out, int outOff, int from, int to) {
         int i = from;
         FloatVector zero = FloatVector.zero(S);
         for (; i + L <= to; i += L) {
@@ -106,8 +106,8 @@ final class Vectors {
     }
 
     /** Half-width vectors, for the tails of short rows (256 bits where the preferred vectors have 512). */
-    private static final VectorSpecies<Float> HALF = S.vectorBitSize() < 256 ? S
-            : VectorSpecies.of(float.class, VectorShape.forBitSize(S.vectorBitSize() / 2));
+    private static final VectorSpecies<Float> HALF =
+            S.vectorBitSize() < 256 ? S : VectorSpecies.of(float.class, VectorShape.forBitSize(S.vectorBitSize() / 2));
 
     /**
      * {@code dst[d, d + n) += src[s, s + n)}: whole vectors, half vectors, then single floats. Not masked like
@@ -116,14 +116,17 @@ final class Vectors {
     static void addRow(float[] src, int s, float[] dst, int d, int n) {
         int i = 0;
         for (; i + L <= n; i += L) {
-            FloatVector.fromArray(S, dst, d + i).add(FloatVector.fromArray(S, src, s + i)).intoArray(dst, d + i);
+            FloatVector.fromArray(S, dst, d + i)
+                    .add(FloatVector.fromArray(S, src, s + i))
+                    .intoArray(dst, d + i);
         }
         for (; i + HALF.length() <= n; i += HALF.length()) {
-            FloatVector.fromArray(HALF, dst, d + i).add(FloatVector.fromArray(HALF, src, s + i)).intoArray(dst, d + i);
+            FloatVector.fromArray(HALF, dst, d + i)
+                    .add(FloatVector.fromArray(HALF, src, s + i))
+                    .intoArray(dst, d + i);
         }
         for (; i < n; i++) {
             dst[d + i] += src[s + i];
         }
     }
-
 }

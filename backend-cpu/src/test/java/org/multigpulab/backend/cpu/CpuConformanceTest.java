@@ -25,11 +25,14 @@ class CpuConformanceTest extends KernelConformanceKit {
 
     @Test
     void kernelsUseTheVectorSizeThisJvmWasGiven() {
-        VMOption max = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption("MaxVectorSize");
+        VMOption max = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+                .getVMOption("MaxVectorSize");
         int bytes = Gemm.species().vectorByteSize();
         if (max.getOrigin() == VMOption.Origin.VM_CREATION) {
-            assertEquals(Integer.parseInt(max.getValue()), bytes, "-XX:MaxVectorSize=" + max.getValue()
-                    + " but the kernels use " + bytes + "-byte vectors");
+            assertEquals(
+                    Integer.parseInt(max.getValue()),
+                    bytes,
+                    "-XX:MaxVectorSize=" + max.getValue() + " but the kernels use " + bytes + "-byte vectors");
         } else {
             assertEquals(FloatVector.SPECIES_PREFERRED.vectorByteSize(), bytes, "the processor's widest vectors");
         }

@@ -35,7 +35,7 @@ class VectorsTest {
         for (int i = n / lanes * lanes; i < n; i++) {
             expected += values[i];
         }
-        for (int call = 0; call < 200_000; call++) {   // well past the JIT's thresholds
+        for (int call = 0; call < 200_000; call++) { // well past the JIT's thresholds
             float sum = Vectors.sum(values, 0, n);
             if (Float.floatToRawIntBits(sum) != Float.floatToRawIntBits(expected)) {
                 assertEquals(expected, sum, 0f, "call " + call + " summed in another order; random seed " + seed);

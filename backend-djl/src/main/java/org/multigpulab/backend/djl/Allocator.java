@@ -11,8 +11,7 @@ final class Allocator {
 
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
-    private Allocator() {
-    }
+    private Allocator() {}
 
     /** Whether tcmalloc is preloaded into this process. */
     static boolean tcmalloc() {

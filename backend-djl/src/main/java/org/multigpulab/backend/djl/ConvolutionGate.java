@@ -11,8 +11,7 @@ import org.multigpulab.device.DeviceException;
  */
 final class ConvolutionGate {
 
-    private ConvolutionGate() {
-    }
+    private ConvolutionGate() {}
 
     /**
      * Tests {@code device}, turning {@code library} off if that is what makes its convolutions right.

@@ -20,8 +20,7 @@ interface ConvolutionLibrary {
         }
 
         @Override
-        public void disable() {
-        }
+        public void disable() {}
     };
 
     /** The library's name as a student knows it ("oneDNN"). */

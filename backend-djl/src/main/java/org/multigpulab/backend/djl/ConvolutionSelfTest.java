@@ -28,12 +28,13 @@ final class ConvolutionSelfTest {
      * shows it is not known), few enough to keep the test quick: most of its time is the float64 reference's.
      */
     private static final int SHARD = 32;
-    private static final ConvShape[] SHAPES = {
-            new ConvShape(SHARD, 1, 28, 28, 20, 3, 3),     // conv1: [32, 1, 28, 28] → [32, 20, 26, 26]
-            new ConvShape(SHARD, 20, 13, 13, 50, 5, 5)};   // conv2: [32, 20, 13, 13] → [32, 50, 9, 9]
 
-    private ConvolutionSelfTest() {
-    }
+    private static final ConvShape[] SHAPES = {
+        new ConvShape(SHARD, 1, 28, 28, 20, 3, 3), // conv1: [32, 1, 28, 28] → [32, 20, 26, 26]
+        new ConvShape(SHARD, 20, 13, 13, 50, 5, 5)
+    }; // conv2: [32, 20, 13, 13] → [32, 50, 9, 9]
+
+    private ConvolutionSelfTest() {}
 
     /** What is wrong with {@code device}'s convolutions, if anything: which pass, on which shape, by how much. */
     static Optional<String> failure(Device device) {
@@ -42,18 +43,26 @@ final class ConvolutionSelfTest {
         for (ConvShape s : SHAPES) {
             float[] x = random(random, s.inputLength()), w = random(random, s.filterLength());
             float[] dy = random(random, s.outputLength());
-            try (Buffer xb = device.upload(x); Buffer wb = device.upload(w); Buffer dyb = device.upload(dy);
-                 Buffer yb = device.allocate(s.outputLength()); Buffer dxb = device.allocate(s.inputLength());
-                 Buffer dwb = device.allocate(s.filterLength())) {
+            try (Buffer xb = device.upload(x);
+                    Buffer wb = device.upload(w);
+                    Buffer dyb = device.upload(dy);
+                    Buffer yb = device.allocate(s.outputLength());
+                    Buffer dxb = device.allocate(s.inputLength());
+                    Buffer dwb = device.allocate(s.filterLength())) {
                 k.conv2dForward(xb, wb, yb, s);
                 k.conv2dBackwardData(dyb, wb, dxb, s);
                 k.conv2dBackwardFilter(xb, dyb, dwb, s);
                 double[] xd = Reference.wide(x), wd = Reference.wide(w), dyd = Reference.wide(dy);
-                Optional<String> wrong = compare("forward", s, device.download(yb),
-                        Reference.conv2dForward(xd, wd, s))
-                        .or(() -> compare("backward to the data", s, device.download(dxb),
+                Optional<String> wrong = compare("forward", s, device.download(yb), Reference.conv2dForward(xd, wd, s))
+                        .or(() -> compare(
+                                "backward to the data",
+                                s,
+                                device.download(dxb),
                                 Reference.conv2dBackwardData(dyd, wd, s)))
-                        .or(() -> compare("backward to the filter", s, device.download(dwb),
+                        .or(() -> compare(
+                                "backward to the filter",
+                                s,
+                                device.download(dwb),
                                 Reference.conv2dBackwardFilter(xd, dyd, s)));
                 if (wrong.isPresent()) {
                     return wrong;
@@ -84,15 +93,27 @@ final class ConvolutionSelfTest {
             worst = Math.max(worst, error);
         }
         if (worst > TOLERANCE * scale) {
-            return Optional.of(String.format(Locale.ROOT, "%s is off by %.2g of the largest value against a float64"
-                    + " reference (allowed %.0e)", convolution(pass, s), worst / scale, TOLERANCE));
+            return Optional.of(String.format(
+                    Locale.ROOT,
+                    "%s is off by %.2g of the largest value against a float64" + " reference (allowed %.0e)",
+                    convolution(pass, s),
+                    worst / scale,
+                    TOLERANCE));
         }
         return Optional.empty();
     }
 
     /** Names the pass and the shape, as in "its float32 convolution (forward, 20→50 channels, 5×5 on 13×13)". */
     private static String convolution(String pass, ConvShape s) {
-        return String.format(Locale.ROOT, "its float32 convolution (%s, %d→%d channels, %d×%d on %d×%d)", pass,
-                s.inChannels(), s.outChannels(), s.kernelHeight(), s.kernelWidth(), s.height(), s.width());
+        return String.format(
+                Locale.ROOT,
+                "its float32 convolution (%s, %d→%d channels, %d×%d on %d×%d)",
+                pass,
+                s.inChannels(),
+                s.outChannels(),
+                s.kernelHeight(),
+                s.kernelWidth(),
+                s.height(),
+                s.width());
     }
 }

@@ -32,8 +32,10 @@ public final class DjlBackend implements Backend {
 
     @Override
     public Availability availability() {
-        return Libtorch.problem().map(Availability::no).orElseGet(() -> Availability.yes("libtorch "
-                + Libtorch.engine().getVersion() + ", " + gpuCount() + " CUDA GPU(s)"));
+        return Libtorch.problem()
+                .map(Availability::no)
+                .orElseGet(() -> Availability.yes(
+                        "libtorch " + Libtorch.engine().getVersion() + ", " + gpuCount() + " CUDA GPU(s)"));
     }
 
     private static int gpuCount() {
@@ -58,7 +60,8 @@ public final class DjlBackend implements Backend {
     @Override
     public List<Device> open(DeviceRequest request) {
         if (!request.options().isEmpty()) {
-            throw new DeviceException("backend djl takes no options, not " + request.options().keySet());
+            throw new DeviceException(
+                    "backend djl takes no options, not " + request.options().keySet());
         }
         Libtorch.problem().ifPresent(p -> {
             throw new DeviceException("backend djl is not available: " + p);

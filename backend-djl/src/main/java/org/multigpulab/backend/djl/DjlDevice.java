@@ -95,7 +95,7 @@ final class DjlDevice implements Device {
         BufferBase.checkSameLength(src, dst);
         try (NDManager scope = scope()) {
             if (src instanceof DjlBuffer s) {
-                d.write(s.read(scope).toDevice(djl, true));   // GPU to GPU without the host
+                d.write(s.read(scope).toDevice(djl, true)); // GPU to GPU without the host
             } else {
                 d.write(scope.create(src.device().download(src), new Shape(d.length())));
             }

@@ -48,20 +48,28 @@ final class DjlKernels implements Kernels {
 
     @Override
     public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
-        into(y, s.outputLength(), m -> conv(in(m, x, s.inputLength()).reshape(s.batch(), s.inChannels(), s.height(), s.width()),
-                in(m, w, s.filterLength()).reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth())));
+        into(
+                y,
+                s.outputLength(),
+                m -> conv(
+                        in(m, x, s.inputLength()).reshape(s.batch(), s.inChannels(), s.height(), s.width()),
+                        in(m, w, s.filterLength())
+                                .reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth())));
     }
 
     @Override
     public void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
         into(dx, s.inputLength(), m -> {
             NDArray g = in(m, dy, s.outputLength()).reshape(s.batch(), s.outChannels(), s.outHeight(), s.outWidth());
-            NDArray f = in(m, w, s.filterLength()).reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth());
+            NDArray f = in(m, w, s.filterLength())
+                    .reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth());
             // dx = dy, padded by the filter's size less one, convolved with the filter turned by 180° and its
             // input and output channels swapped (DJL's PyTorch engine has no transposed convolution)
-            NDArray turned = f.flip(2, 3).transpose(1, 0, 2, 3).duplicate();   // contiguous, as convolutions want
+            NDArray turned = f.flip(2, 3).transpose(1, 0, 2, 3).duplicate(); // contiguous, as convolutions want
             Shape pad = new Shape(s.kernelHeight() - 1, s.kernelWidth() - 1);
-            return g.getNDArrayInternal().convolution(g, turned, null, ONE, pad, ONE, 1).singletonOrThrow();
+            return g.getNDArrayInternal()
+                    .convolution(g, turned, null, ONE, pad, ONE, 1)
+                    .singletonOrThrow();
         });
     }
 
@@ -69,9 +77,11 @@ final class DjlKernels implements Kernels {
     public void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
         into(dw, s.filterLength(), m -> {
             // dw[o, c] = Σ_n x[n, c] ⋆ dy[n, o]: channels of x as the batch, images as the channels
-            NDArray input = in(m, x, s.inputLength()).reshape(s.batch(), s.inChannels(), s.height(), s.width())
+            NDArray input = in(m, x, s.inputLength())
+                    .reshape(s.batch(), s.inChannels(), s.height(), s.width())
                     .transpose(1, 0, 2, 3);
-            NDArray filter = in(m, dy, s.outputLength()).reshape(s.batch(), s.outChannels(), s.outHeight(), s.outWidth())
+            NDArray filter = in(m, dy, s.outputLength())
+                    .reshape(s.batch(), s.outChannels(), s.outHeight(), s.outWidth())
                     .transpose(1, 0, 2, 3);
             return conv(input, filter).transpose(1, 0, 2, 3);
         });
@@ -79,23 +89,35 @@ final class DjlKernels implements Kernels {
 
     @Override
     public void biasAdd(Buffer y, Buffer bias, BiasShape s) {
-        into(y, s.length(), m -> in(m, y, s.length()).reshape(s.outer(), s.channels(), s.inner())
-                .add(in(m, bias, s.channels()).reshape(1, s.channels(), 1)));
+        into(
+                y,
+                s.length(),
+                m -> in(m, y, s.length())
+                        .reshape(s.outer(), s.channels(), s.inner())
+                        .add(in(m, bias, s.channels()).reshape(1, s.channels(), 1)));
     }
 
     @Override
     public void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
-        into(db, s.channels(), m -> in(m, dy, s.length()).reshape(s.outer(), s.channels(), s.inner()).sum(new int[] {0, 2}));
+        into(
+                db,
+                s.channels(),
+                m -> in(m, dy, s.length())
+                        .reshape(s.outer(), s.channels(), s.inner())
+                        .sum(new int[] {0, 2}));
     }
 
     @Override
     public void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
-        into(y, s.outputLength(), m -> pool(in(m, x, s.inputLength()).reshape(1, s.planes(), s.height(), s.width()), s));
+        into(
+                y,
+                s.outputLength(),
+                m -> pool(in(m, x, s.inputLength()).reshape(1, s.planes(), s.height(), s.width()), s));
     }
 
     private static NDArray pool(NDArray planes, PoolShape s) {
-        return planes.getNDArrayInternal().avgPool(new Shape(s.window(), s.window()), new Shape(s.stride(), s.stride()),
-                ZERO, false, true);
+        return planes.getNDArrayInternal()
+                .avgPool(new Shape(s.window(), s.window()), new Shape(s.stride(), s.stride()), ZERO, false, true);
     }
 
     @Override
@@ -131,12 +153,25 @@ final class DjlKernels implements Kernels {
     }
 
     @Override
-    public void gemm(boolean transA, boolean transB, int m, int n, int k,
-                     float alpha, Buffer a, Buffer bMatrix, float beta, Buffer c) {
+    public void gemm(
+            boolean transA,
+            boolean transB,
+            int m,
+            int n,
+            int k,
+            float alpha,
+            Buffer a,
+            Buffer bMatrix,
+            float beta,
+            Buffer c) {
         long mk = (long) m * k, kn = (long) k * n, mn = (long) m * n;
         into(c, mn, s -> {
-            NDArray left = transA ? in(s, a, mk).reshape(k, m).transpose() : in(s, a, mk).reshape(m, k);
-            NDArray right = transB ? in(s, bMatrix, kn).reshape(n, k).transpose() : in(s, bMatrix, kn).reshape(k, n);
+            NDArray left = transA
+                    ? in(s, a, mk).reshape(k, m).transpose()
+                    : in(s, a, mk).reshape(m, k);
+            NDArray right = transB
+                    ? in(s, bMatrix, kn).reshape(n, k).transpose()
+                    : in(s, bMatrix, kn).reshape(k, n);
             NDArray product = left.matMul(right);
             if (alpha != 1f) {
                 product = product.mul(alpha);
@@ -147,14 +182,23 @@ final class DjlKernels implements Kernels {
     }
 
     private static NDArray oneHot(NDManager m, Buffer labels, int batch, int classes) {
-        return in(m, labels, batch).toType(DataType.INT64, false).oneHot(classes).toType(DataType.FLOAT32, false);
+        return in(m, labels, batch)
+                .toType(DataType.INT64, false)
+                .oneHot(classes)
+                .toType(DataType.FLOAT32, false);
     }
 
     @Override
     public void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
-        into(loss, batch, m -> in(m, logits, (long) batch * classes).reshape(batch, classes).logSoftmax(1)
-                .mul(oneHot(m, labels, batch, classes))
-                .sum(new int[] {1}).neg());
+        into(
+                loss,
+                batch,
+                m -> in(m, logits, (long) batch * classes)
+                        .reshape(batch, classes)
+                        .logSoftmax(1)
+                        .mul(oneHot(m, labels, batch, classes))
+                        .sum(new int[] {1})
+                        .neg());
     }
 
     @Override
@@ -163,7 +207,10 @@ final class DjlKernels implements Kernels {
             // softmax − one-hot, with the label's entry as minus the other classes' probabilities: p − 1 for a
             // confident p near 1 would cancel to a few float32 ulps of 1, far more than the entry itself
             NDArray y = oneHot(m, labels, batch, classes);
-            NDArray others = in(m, logits, (long) batch * classes).reshape(batch, classes).softmax(1).mul(y.neg().add(1f));
+            NDArray others = in(m, logits, (long) batch * classes)
+                    .reshape(batch, classes)
+                    .softmax(1)
+                    .mul(y.neg().add(1f));
             return others.sub(y.mul(others.sum(new int[] {1}, true)));
         });
     }
@@ -190,7 +237,14 @@ final class DjlKernels implements Kernels {
 
     @Override
     public void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
-        into(count, 1, m -> in(m, logits, (long) batch * classes).reshape(batch, classes).argMax(1)
-                .eq(in(m, labels, batch).toType(DataType.INT64, false)).sum().toType(DataType.FLOAT32, false));
+        into(
+                count,
+                1,
+                m -> in(m, logits, (long) batch * classes)
+                        .reshape(batch, classes)
+                        .argMax(1)
+                        .eq(in(m, labels, batch).toType(DataType.INT64, false))
+                        .sum()
+                        .toType(DataType.FLOAT32, false));
     }
 }

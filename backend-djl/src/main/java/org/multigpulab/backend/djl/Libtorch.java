@@ -19,8 +19,7 @@ final class Libtorch {
     private static Engine engine;
     private static String problem;
 
-    private Libtorch() {
-    }
+    private Libtorch() {}
 
     private static synchronized void start() {
         if (engine != null || problem != null) {
@@ -30,7 +29,10 @@ final class Libtorch {
             System.setProperty("ai.djl.offline", "true");
         }
         if (System.getenv(CACHE) == null && System.getProperty(CACHE) == null) {
-            System.setProperty(CACHE, Path.of(System.getProperty("user.home"), ".cache", "multigpu-lab", "djl").toString());
+            System.setProperty(
+                    CACHE,
+                    Path.of(System.getProperty("user.home"), ".cache", "multigpu-lab", "djl")
+                            .toString());
         }
         try {
             engine = Engine.getEngine("PyTorch");
@@ -56,14 +58,19 @@ final class Libtorch {
     static DeviceInfo cpuInfo() {
         long memory = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getTotalMemorySize();
-        return new DeviceInfo(DjlBackend.cpuId(), "libtorch " + engine().getVersion() + " on the processor, "
-                + Runtime.getRuntime().availableProcessors() + " cores", memory);
+        return new DeviceInfo(
+                DjlBackend.cpuId(),
+                "libtorch " + engine().getVersion() + " on the processor, "
+                        + Runtime.getRuntime().availableProcessors() + " cores",
+                memory);
     }
 
     static DeviceInfo gpuInfo(int i) {
         ai.djl.Device gpu = ai.djl.Device.gpu(i);
-        return new DeviceInfo(DjlBackend.gpuId(i), "libtorch " + engine().getVersion() + " on CUDA GPU " + i
-                + " (compute capability " + CudaUtils.getComputeCapability(i) + ")",
+        return new DeviceInfo(
+                DjlBackend.gpuId(i),
+                "libtorch " + engine().getVersion() + " on CUDA GPU " + i + " (compute capability "
+                        + CudaUtils.getComputeCapability(i) + ")",
                 CudaUtils.getGpuMemory(gpu).getMax());
     }
 }

@@ -20,12 +20,12 @@ final class OneDnn implements ConvolutionLibrary {
     static final OneDnn LIBTORCH = new OneDnn();
 
     private static final String LIBRARY = "libtorch_cpu.so";
-    private static final String GLOBAL_CONTEXT = "_ZN2at13globalContextEv";            // at::globalContext()
-    private static final String SET_ENABLED = "_ZN2at7Context20setUserEnabledMkldnnEb"; // Context::setUserEnabledMkldnn(bool)
-    private static final String ENABLED = "_ZNK2at7Context17userEnabledMkldnnEv";       // Context::userEnabledMkldnn() const
+    private static final String GLOBAL_CONTEXT = "_ZN2at13globalContextEv"; // at::globalContext()
+    private static final String SET_ENABLED =
+            "_ZN2at7Context20setUserEnabledMkldnnEb"; // Context::setUserEnabledMkldnn(bool)
+    private static final String ENABLED = "_ZNK2at7Context17userEnabledMkldnnEv"; // Context::userEnabledMkldnn() const
 
-    private OneDnn() {
-    }
+    private OneDnn() {}
 
     @Override
     public String name() {
@@ -53,12 +53,13 @@ final class OneDnn implements ConvolutionLibrary {
             // dlopen of a library already loaded returns it, found by its name
             SymbolLookup torch = SymbolLookup.libraryLookup(LIBRARY, Arena.global());
             Linker linker = Linker.nativeLinker();
-            MethodHandle context = linker.downcallHandle(torch.findOrThrow(GLOBAL_CONTEXT),
-                    FunctionDescriptor.of(ValueLayout.ADDRESS));
-            MethodHandle set = linker.downcallHandle(torch.findOrThrow(SET_ENABLED),
+            MethodHandle context = linker.downcallHandle(
+                    torch.findOrThrow(GLOBAL_CONTEXT), FunctionDescriptor.of(ValueLayout.ADDRESS));
+            MethodHandle set = linker.downcallHandle(
+                    torch.findOrThrow(SET_ENABLED),
                     FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_BOOLEAN));
-            MethodHandle get = linker.downcallHandle(torch.findOrThrow(ENABLED),
-                    FunctionDescriptor.of(ValueLayout.JAVA_BOOLEAN, ValueLayout.ADDRESS));
+            MethodHandle get = linker.downcallHandle(
+                    torch.findOrThrow(ENABLED), FunctionDescriptor.of(ValueLayout.JAVA_BOOLEAN, ValueLayout.ADDRESS));
             MemorySegment ctx = (MemorySegment) context.invokeExact();
             if (on != null) {
                 set.invokeExact(ctx, (boolean) on);

@@ -41,15 +41,31 @@ class ConvolutionGateTest {
         }
     }
 
-    private static final Wrong DATA_OFF = new Wrong("data gradient 1 % off", Pass.BACKWARD_DATA, 1.01f,
-            s -> true, "(backward to the data, 1→20 channels, 3×3 on 28×28)", "off by 0.010 of the largest value");
+    private static final Wrong DATA_OFF = new Wrong(
+            "data gradient 1 % off",
+            Pass.BACKWARD_DATA,
+            1.01f,
+            s -> true,
+            "(backward to the data, 1→20 channels, 3×3 on 28×28)",
+            "off by 0.010 of the largest value");
 
     static Stream<Wrong> wrongs() {
-        return Stream.of(DATA_OFF,
-                new Wrong("forward NaN", Pass.FORWARD, Float.NaN, s -> true,
-                        "(forward, 1→20 channels, 3×3 on 28×28)", "gives NaN"),
-                new Wrong("conv2's filter gradient 1 % off", Pass.BACKWARD_FILTER, 1.01f, s -> s.inChannels() == 20,
-                        "(backward to the filter, 20→50 channels, 5×5 on 13×13)", "off by 0.010 of the largest value"));
+        return Stream.of(
+                DATA_OFF,
+                new Wrong(
+                        "forward NaN",
+                        Pass.FORWARD,
+                        Float.NaN,
+                        s -> true,
+                        "(forward, 1→20 channels, 3×3 on 28×28)",
+                        "gives NaN"),
+                new Wrong(
+                        "conv2's filter gradient 1 % off",
+                        Pass.BACKWARD_FILTER,
+                        1.01f,
+                        s -> s.inChannels() == 20,
+                        "(backward to the filter, 20→50 channels, 5×5 on 13×13)",
+                        "off by 0.010 of the largest value"));
     }
 
     private final FakeLibrary library = new FakeLibrary();
@@ -63,7 +79,8 @@ class ConvolutionGateTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("wrongs")
     void theSelfTestSaysWhichPassOfWhichShapeIsWrongAndHow(Wrong w) {
-        String failure = ConvolutionSelfTest.failure(w.on(cpu, library::enabled)).orElseThrow();
+        String failure =
+                ConvolutionSelfTest.failure(w.on(cpu, library::enabled)).orElseThrow();
         assertTrue(failure.contains(w.says()) && failure.contains(w.how()), failure);
     }
 
@@ -88,13 +105,16 @@ class ConvolutionGateTest {
     @Test
     void aWrongDeviceWithNoLibraryToTurnOffIsRefused() {
         Device device = DATA_OFF.on(cpu, () -> true);
-        assertRefusal(assertThrows(DeviceException.class,
-                () -> ConvolutionGate.admit(device, ConvolutionLibrary.NONE)));
+        assertRefusal(
+                assertThrows(DeviceException.class, () -> ConvolutionGate.admit(device, ConvolutionLibrary.NONE)));
     }
 
     private static void assertRefusal(DeviceException e) {
-        assertTrue(e.getMessage().startsWith("cpu:0 refuses to train: ") && e.getMessage().contains(DATA_OFF.says())
-                && e.getMessage().contains("--backend sim --physical cpu"), e.getMessage());
+        assertTrue(
+                e.getMessage().startsWith("cpu:0 refuses to train: ")
+                        && e.getMessage().contains(DATA_OFF.says())
+                        && e.getMessage().contains("--backend sim --physical cpu"),
+                e.getMessage());
     }
 
     @Test

@@ -21,7 +21,9 @@ class DjlBackendTest {
 
     @Test
     void withoutGpusItOpensTheProcessor() {
-        assertTrue(new DjlBackend().availability().available(), new DjlBackend().availability().reason());
+        assertTrue(
+                new DjlBackend().availability().available(),
+                new DjlBackend().availability().reason());
         Device d = Backends.open("djl", DeviceRequest.of(1)).getFirst();
         assertEquals("djl:cpu", d.id().toString());
         assertTrue(d.info().description().startsWith("libtorch 2.7.1"), d.info().description());
@@ -32,7 +34,9 @@ class DjlBackendTest {
     @Test
     void askingForMoreDevicesThanThereAreSaysWhatToDo() {
         DeviceException e = assertThrows(DeviceException.class, () -> Backends.open("djl", DeviceRequest.of(4)));
-        assertTrue(e.getMessage().contains("no CUDA GPU") && e.getMessage().contains("--backend sim --physical djl --gpus 4"),
+        assertTrue(
+                e.getMessage().contains("no CUDA GPU")
+                        && e.getMessage().contains("--backend sim --physical djl --gpus 4"),
                 e.getMessage());
         assertThrows(DeviceException.class, () -> Backends.open("djl", new DeviceRequest(1, Map.of("threads", "2"))));
     }
@@ -48,7 +52,7 @@ class DjlBackendTest {
         assertArrayEquals(new float[] {1, 2, 3, 4, 5}, d.download(a), "the source is untouched");
         Device sim = Backends.open("sim", DeviceRequest.of(1)).getFirst();
         Buffer onSim = sim.upload(new float[] {7, 8, 9});
-        d.copyFromPeer(onSim, b);                     // from another backend: through the host
+        d.copyFromPeer(onSim, b); // from another backend: through the host
         assertArrayEquals(new float[] {7, 8, 9}, d.download(b));
         assertEquals(12 + 12, d.stats().bytesFromPeers());
         d.close();
@@ -73,7 +77,8 @@ class DjlBackendTest {
 
     @Test
     void listsItsDevice() {
-        List<String> ids = new DjlBackend().devices().stream().map(i -> i.id().toString()).toList();
+        List<String> ids =
+                new DjlBackend().devices().stream().map(i -> i.id().toString()).toList();
         assertEquals(List.of("djl:cpu"), ids);
     }
 }

@@ -34,8 +34,7 @@ final class WrongConvolutions {
         }
     }
 
-    private WrongConvolutions() {
-    }
+    private WrongConvolutions() {}
 
     /**
      * {@code real}, except that {@code pass} multiplies its output by {@code factor} on the shapes {@code when}
@@ -50,8 +49,9 @@ final class WrongConvolutions {
             }
             return result;
         });
-        return proxy(Device.class, (p, method, args) -> method.getName().equals("kernels") ? wrong
-                : call(method, real, args));
+        return proxy(
+                Device.class,
+                (p, method, args) -> method.getName().equals("kernels") ? wrong : call(method, real, args));
     }
 
     private static <T> T proxy(Class<T> type, InvocationHandler handler) {

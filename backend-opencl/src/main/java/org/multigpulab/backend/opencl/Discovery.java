@@ -14,12 +14,16 @@ import java.util.List;
 final class Discovery {
 
     /** One device: its handles, name, platform, whether it is a GPU, and its memory. */
-    record Found(MemorySegment platform, MemorySegment device, String name, String platformName, boolean gpu,
-                 long memoryBytes, int computeUnits) {
-    }
+    record Found(
+            MemorySegment platform,
+            MemorySegment device,
+            String name,
+            String platformName,
+            boolean gpu,
+            long memoryBytes,
+            int computeUnits) {}
 
-    private Discovery() {
-    }
+    private Discovery() {}
 
     static List<Found> devices() {
         List<Found> found = new ArrayList<>();
@@ -27,7 +31,7 @@ final class Discovery {
             MemorySegment count = arena.allocate(JAVA_INT);
             int code = invokeInt(OpenCl.clGetPlatformIDs, 0, MemorySegment.NULL, count);
             if (code == -1001 || count.get(JAVA_INT, 0) == 0) {
-                return List.of();   // the ICD loader found no driver
+                return List.of(); // the ICD loader found no driver
             }
             OpenCl.check("clGetPlatformIDs", code);
             int platforms = count.get(JAVA_INT, 0);
@@ -36,21 +40,33 @@ final class Discovery {
             for (int p = 0; p < platforms; p++) {
                 MemorySegment platform = ids.getAtIndex(ADDRESS, p);
                 String platformName = string(arena, OpenCl.clGetPlatformInfo, platform, OpenCl.CL_PLATFORM_NAME);
-                code = invokeInt(OpenCl.clGetDeviceIDs, platform, OpenCl.CL_DEVICE_TYPE_ALL, 0, MemorySegment.NULL, count);
+                code = invokeInt(
+                        OpenCl.clGetDeviceIDs, platform, OpenCl.CL_DEVICE_TYPE_ALL, 0, MemorySegment.NULL, count);
                 if (code == -1) {
-                    continue;   // CL_DEVICE_NOT_FOUND: a platform without devices
+                    continue; // CL_DEVICE_NOT_FOUND: a platform without devices
                 }
                 OpenCl.check("clGetDeviceIDs", code);
                 int n = count.get(JAVA_INT, 0);
                 MemorySegment devices = arena.allocate(ADDRESS, n);
-                OpenCl.call("clGetDeviceIDs", OpenCl.clGetDeviceIDs, platform, OpenCl.CL_DEVICE_TYPE_ALL, n, devices,
+                OpenCl.call(
+                        "clGetDeviceIDs",
+                        OpenCl.clGetDeviceIDs,
+                        platform,
+                        OpenCl.CL_DEVICE_TYPE_ALL,
+                        n,
+                        devices,
                         MemorySegment.NULL);
                 for (int d = 0; d < n; d++) {
                     MemorySegment device = devices.getAtIndex(ADDRESS, d);
                     long type = number(arena, device, OpenCl.CL_DEVICE_TYPE, 8);
-                    found.add(new Found(platform, device,
-                            string(arena, OpenCl.clGetDeviceInfo, device, OpenCl.CL_DEVICE_NAME).strip(), platformName,
-                            (type & OpenCl.CL_DEVICE_TYPE_GPU) != 0, number(arena, device, OpenCl.CL_DEVICE_GLOBAL_MEM_SIZE, 8),
+                    found.add(new Found(
+                            platform,
+                            device,
+                            string(arena, OpenCl.clGetDeviceInfo, device, OpenCl.CL_DEVICE_NAME)
+                                    .strip(),
+                            platformName,
+                            (type & OpenCl.CL_DEVICE_TYPE_GPU) != 0,
+                            number(arena, device, OpenCl.CL_DEVICE_GLOBAL_MEM_SIZE, 8),
                             (int) number(arena, device, OpenCl.CL_DEVICE_MAX_COMPUTE_UNITS, 4)));
                 }
             }

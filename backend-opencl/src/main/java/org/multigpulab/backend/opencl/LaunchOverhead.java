@@ -15,8 +15,7 @@ import org.multigpulab.device.KernelOp;
  */
 public final class LaunchOverhead {
 
-    private LaunchOverhead() {
-    }
+    private LaunchOverhead() {}
 
     public static void main(String[] args) {
         int launches = 2000;
@@ -30,7 +29,7 @@ public final class LaunchOverhead {
                     device.kernels().fill(1f, one, 1);
                 }
                 device.synchronize();
-                if (round >= 2) {   // two rounds of warm-up
+                if (round >= 2) { // two rounds of warm-up
                     hostMicros[round - 2] = (System.nanoTime() - start) / 1e3 / launches;
                 }
             }
@@ -40,10 +39,15 @@ public final class LaunchOverhead {
             }
             Arrays.sort(hostMicros);
             Arrays.sort(deviceNanos);
-            System.out.printf("%s: %.1f µs per launch on the host (enqueue to finish, median of %d rounds of %d),"
-                            + " %.1f µs on the device (event counters, median of %d)%n", device.info().description(),
-                    hostMicros[hostMicros.length / 2], hostMicros.length, launches,
-                    deviceNanos[deviceNanos.length / 2] / 1e3, deviceNanos.length);
+            System.out.printf(
+                    "%s: %.1f µs per launch on the host (enqueue to finish, median of %d rounds of %d),"
+                            + " %.1f µs on the device (event counters, median of %d)%n",
+                    device.info().description(),
+                    hostMicros[hostMicros.length / 2],
+                    hostMicros.length,
+                    launches,
+                    deviceNanos[deviceNanos.length / 2] / 1e3,
+                    deviceNanos.length);
         } finally {
             device.close();
         }

@@ -41,6 +41,7 @@ final class OpenCl {
 
     /** Why the library could not be loaded, or empty when it was. */
     static final Optional<String> UNAVAILABLE;
+
     private static final SymbolLookup LOOKUP;
 
     static {
@@ -64,33 +65,90 @@ final class OpenCl {
     }
 
     static final MethodHandle clGetPlatformIDs = fn("clGetPlatformIDs", JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
-    static final MethodHandle clGetPlatformInfo = fn("clGetPlatformInfo", JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
-    static final MethodHandle clGetDeviceIDs = fn("clGetDeviceIDs", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS);
-    static final MethodHandle clGetDeviceInfo = fn("clGetDeviceInfo", JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
-    static final MethodHandle clCreateContext = fn("clCreateContext", ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS);
-    static final MethodHandle clCreateCommandQueue = fn("clCreateCommandQueue", ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS);
-    static final MethodHandle clCreateBuffer = fn("clCreateBuffer", ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS);
-    static final MethodHandle clEnqueueWriteBuffer = fn("clEnqueueWriteBuffer", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT,
-            JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT, ADDRESS, ADDRESS);
-    static final MethodHandle clEnqueueReadBuffer = fn("clEnqueueReadBuffer", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT,
-            JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT, ADDRESS, ADDRESS);
-    static final MethodHandle clEnqueueCopyBuffer = fn("clEnqueueCopyBuffer", JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
-            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS);
-    static final MethodHandle clEnqueueFillBuffer = fn("clEnqueueFillBuffer", JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
-            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS);
-    static final MethodHandle clCreateProgramWithSource = fn("clCreateProgramWithSource", ADDRESS, ADDRESS, JAVA_INT,
-            ADDRESS, ADDRESS, ADDRESS);
-    static final MethodHandle clBuildProgram = fn("clBuildProgram", JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS);
-    static final MethodHandle clGetProgramBuildInfo = fn("clGetProgramBuildInfo", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT,
-            JAVA_LONG, ADDRESS, ADDRESS);
+    static final MethodHandle clGetPlatformInfo =
+            fn("clGetPlatformInfo", JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
+    static final MethodHandle clGetDeviceIDs =
+            fn("clGetDeviceIDs", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS);
+    static final MethodHandle clGetDeviceInfo =
+            fn("clGetDeviceInfo", JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
+    static final MethodHandle clCreateContext =
+            fn("clCreateContext", ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS);
+    static final MethodHandle clCreateCommandQueue =
+            fn("clCreateCommandQueue", ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS);
+    static final MethodHandle clCreateBuffer =
+            fn("clCreateBuffer", ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS);
+    static final MethodHandle clEnqueueWriteBuffer = fn(
+            "clEnqueueWriteBuffer",
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS,
+            JAVA_INT,
+            JAVA_LONG,
+            JAVA_LONG,
+            ADDRESS,
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS);
+    static final MethodHandle clEnqueueReadBuffer = fn(
+            "clEnqueueReadBuffer",
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS,
+            JAVA_INT,
+            JAVA_LONG,
+            JAVA_LONG,
+            ADDRESS,
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS);
+    static final MethodHandle clEnqueueCopyBuffer = fn(
+            "clEnqueueCopyBuffer",
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS,
+            ADDRESS,
+            JAVA_LONG,
+            JAVA_LONG,
+            JAVA_LONG,
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS);
+    static final MethodHandle clEnqueueFillBuffer = fn(
+            "clEnqueueFillBuffer",
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS,
+            ADDRESS,
+            JAVA_LONG,
+            JAVA_LONG,
+            JAVA_LONG,
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS);
+    static final MethodHandle clCreateProgramWithSource =
+            fn("clCreateProgramWithSource", ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+    static final MethodHandle clBuildProgram =
+            fn("clBuildProgram", JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS);
+    static final MethodHandle clGetProgramBuildInfo =
+            fn("clGetProgramBuildInfo", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
     static final MethodHandle clCreateKernel = fn("clCreateKernel", ADDRESS, ADDRESS, ADDRESS, ADDRESS);
     static final MethodHandle clSetKernelArg = fn("clSetKernelArg", JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS);
-    static final MethodHandle clEnqueueNDRangeKernel = fn("clEnqueueNDRangeKernel", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT,
-            ADDRESS, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS);
+    static final MethodHandle clEnqueueNDRangeKernel = fn(
+            "clEnqueueNDRangeKernel",
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS,
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS,
+            ADDRESS,
+            JAVA_INT,
+            ADDRESS,
+            ADDRESS);
     static final MethodHandle clFinish = fn("clFinish", JAVA_INT, ADDRESS);
     static final MethodHandle clWaitForEvents = fn("clWaitForEvents", JAVA_INT, JAVA_INT, ADDRESS);
-    static final MethodHandle clGetEventProfilingInfo = fn("clGetEventProfilingInfo", JAVA_INT, ADDRESS, JAVA_INT,
-            JAVA_LONG, ADDRESS, ADDRESS);
+    static final MethodHandle clGetEventProfilingInfo =
+            fn("clGetEventProfilingInfo", JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS);
     static final MethodHandle clReleaseEvent = fn("clReleaseEvent", JAVA_INT, ADDRESS);
     static final MethodHandle clReleaseMemObject = fn("clReleaseMemObject", JAVA_INT, ADDRESS);
     static final MethodHandle clReleaseKernel = fn("clReleaseKernel", JAVA_INT, ADDRESS);
@@ -98,8 +156,7 @@ final class OpenCl {
     static final MethodHandle clReleaseCommandQueue = fn("clReleaseCommandQueue", JAVA_INT, ADDRESS);
     static final MethodHandle clReleaseContext = fn("clReleaseContext", JAVA_INT, ADDRESS);
 
-    private OpenCl() {
-    }
+    private OpenCl() {}
 
     /** Throws unless {@code code} is CL_SUCCESS. */
     static void check(String function, int code) {
@@ -147,26 +204,46 @@ final class OpenCl {
     }
 
     private static final Map<Integer, String> ERRORS = Map.ofEntries(
-            Map.entry(-1, "CL_DEVICE_NOT_FOUND"), Map.entry(-2, "CL_DEVICE_NOT_AVAILABLE"),
-            Map.entry(-3, "CL_COMPILER_NOT_AVAILABLE"), Map.entry(-4, "CL_MEM_OBJECT_ALLOCATION_FAILURE"),
-            Map.entry(-5, "CL_OUT_OF_RESOURCES"), Map.entry(-6, "CL_OUT_OF_HOST_MEMORY"),
-            Map.entry(-7, "CL_PROFILING_INFO_NOT_AVAILABLE"), Map.entry(-8, "CL_MEM_COPY_OVERLAP"),
-            Map.entry(-11, "CL_BUILD_PROGRAM_FAILURE"), Map.entry(-12, "CL_MAP_FAILURE"),
-            Map.entry(-13, "CL_MISALIGNED_SUB_BUFFER_OFFSET"), Map.entry(-30, "CL_INVALID_VALUE"),
-            Map.entry(-31, "CL_INVALID_DEVICE_TYPE"), Map.entry(-32, "CL_INVALID_PLATFORM"),
-            Map.entry(-33, "CL_INVALID_DEVICE"), Map.entry(-34, "CL_INVALID_CONTEXT"),
-            Map.entry(-35, "CL_INVALID_QUEUE_PROPERTIES"), Map.entry(-36, "CL_INVALID_COMMAND_QUEUE"),
-            Map.entry(-37, "CL_INVALID_HOST_PTR"), Map.entry(-38, "CL_INVALID_MEM_OBJECT"),
-            Map.entry(-42, "CL_INVALID_BINARY"), Map.entry(-43, "CL_INVALID_BUILD_OPTIONS"),
-            Map.entry(-44, "CL_INVALID_PROGRAM"), Map.entry(-45, "CL_INVALID_PROGRAM_EXECUTABLE"),
-            Map.entry(-46, "CL_INVALID_KERNEL_NAME"), Map.entry(-47, "CL_INVALID_KERNEL_DEFINITION"),
-            Map.entry(-48, "CL_INVALID_KERNEL"), Map.entry(-49, "CL_INVALID_ARG_INDEX"),
-            Map.entry(-50, "CL_INVALID_ARG_VALUE"), Map.entry(-51, "CL_INVALID_ARG_SIZE"),
-            Map.entry(-52, "CL_INVALID_KERNEL_ARGS"), Map.entry(-53, "CL_INVALID_WORK_DIMENSION"),
-            Map.entry(-54, "CL_INVALID_WORK_GROUP_SIZE"), Map.entry(-55, "CL_INVALID_WORK_ITEM_SIZE"),
-            Map.entry(-56, "CL_INVALID_GLOBAL_OFFSET"), Map.entry(-57, "CL_INVALID_EVENT_WAIT_LIST"),
-            Map.entry(-58, "CL_INVALID_EVENT"), Map.entry(-59, "CL_INVALID_OPERATION"),
-            Map.entry(-61, "CL_INVALID_BUFFER_SIZE"), Map.entry(-63, "CL_INVALID_GLOBAL_WORK_SIZE"),
+            Map.entry(-1, "CL_DEVICE_NOT_FOUND"),
+            Map.entry(-2, "CL_DEVICE_NOT_AVAILABLE"),
+            Map.entry(-3, "CL_COMPILER_NOT_AVAILABLE"),
+            Map.entry(-4, "CL_MEM_OBJECT_ALLOCATION_FAILURE"),
+            Map.entry(-5, "CL_OUT_OF_RESOURCES"),
+            Map.entry(-6, "CL_OUT_OF_HOST_MEMORY"),
+            Map.entry(-7, "CL_PROFILING_INFO_NOT_AVAILABLE"),
+            Map.entry(-8, "CL_MEM_COPY_OVERLAP"),
+            Map.entry(-11, "CL_BUILD_PROGRAM_FAILURE"),
+            Map.entry(-12, "CL_MAP_FAILURE"),
+            Map.entry(-13, "CL_MISALIGNED_SUB_BUFFER_OFFSET"),
+            Map.entry(-30, "CL_INVALID_VALUE"),
+            Map.entry(-31, "CL_INVALID_DEVICE_TYPE"),
+            Map.entry(-32, "CL_INVALID_PLATFORM"),
+            Map.entry(-33, "CL_INVALID_DEVICE"),
+            Map.entry(-34, "CL_INVALID_CONTEXT"),
+            Map.entry(-35, "CL_INVALID_QUEUE_PROPERTIES"),
+            Map.entry(-36, "CL_INVALID_COMMAND_QUEUE"),
+            Map.entry(-37, "CL_INVALID_HOST_PTR"),
+            Map.entry(-38, "CL_INVALID_MEM_OBJECT"),
+            Map.entry(-42, "CL_INVALID_BINARY"),
+            Map.entry(-43, "CL_INVALID_BUILD_OPTIONS"),
+            Map.entry(-44, "CL_INVALID_PROGRAM"),
+            Map.entry(-45, "CL_INVALID_PROGRAM_EXECUTABLE"),
+            Map.entry(-46, "CL_INVALID_KERNEL_NAME"),
+            Map.entry(-47, "CL_INVALID_KERNEL_DEFINITION"),
+            Map.entry(-48, "CL_INVALID_KERNEL"),
+            Map.entry(-49, "CL_INVALID_ARG_INDEX"),
+            Map.entry(-50, "CL_INVALID_ARG_VALUE"),
+            Map.entry(-51, "CL_INVALID_ARG_SIZE"),
+            Map.entry(-52, "CL_INVALID_KERNEL_ARGS"),
+            Map.entry(-53, "CL_INVALID_WORK_DIMENSION"),
+            Map.entry(-54, "CL_INVALID_WORK_GROUP_SIZE"),
+            Map.entry(-55, "CL_INVALID_WORK_ITEM_SIZE"),
+            Map.entry(-56, "CL_INVALID_GLOBAL_OFFSET"),
+            Map.entry(-57, "CL_INVALID_EVENT_WAIT_LIST"),
+            Map.entry(-58, "CL_INVALID_EVENT"),
+            Map.entry(-59, "CL_INVALID_OPERATION"),
+            Map.entry(-61, "CL_INVALID_BUFFER_SIZE"),
+            Map.entry(-63, "CL_INVALID_GLOBAL_WORK_SIZE"),
             Map.entry(-1001, "CL_PLATFORM_NOT_FOUND_KHR"));
 
     static String errorName(int code) {

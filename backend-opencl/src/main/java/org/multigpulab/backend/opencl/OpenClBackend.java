@@ -39,8 +39,8 @@ public final class OpenClBackend implements Backend {
             return Availability.no("the OpenCL library found no platform with a device; install a driver"
                     + " (on Debian, pocl-opencl-icd runs OpenCL on the processor)");
         }
-        return Availability.yes(found.size() + " device(s) on " + found.stream().map(Discovery.Found::platformName)
-                .distinct().toList());
+        return Availability.yes(found.size() + " device(s) on "
+                + found.stream().map(Discovery.Found::platformName).distinct().toList());
     }
 
     @Override
@@ -59,7 +59,8 @@ public final class OpenClBackend implements Backend {
     @Override
     public List<Device> open(DeviceRequest request) {
         if (!request.options().isEmpty()) {
-            throw new DeviceException("backend opencl takes no options, but was given " + request.options().keySet());
+            throw new DeviceException("backend opencl takes no options, but was given "
+                    + request.options().keySet());
         }
         Availability availability = availability();
         if (!availability.available()) {

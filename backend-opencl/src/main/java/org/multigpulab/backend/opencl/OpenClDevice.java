@@ -46,10 +46,12 @@ final class OpenClDevice implements Device {
     private final MemorySegment program;
     /** One kernel per op, named as the op ({@link KernelOp#kernelName()}). */
     private final Map<KernelOp, MemorySegment> kernelHandles = new EnumMap<>(KernelOp.class);
+
     private final Set<OpenClBuffer> live = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Kernels kernels;
     /** Scratch for kernel arguments and sizes: OpenCL copies them at the call, so one is enough. */
     private final MemorySegment argValue = arena.allocate(8);
+
     private final MemorySegment globalSize = arena.allocate(JAVA_LONG);
     private final MemorySegment zero = arena.allocate(JAVA_FLOAT);
     private MemorySegment staging = MemorySegment.NULL;
@@ -59,9 +61,21 @@ final class OpenClDevice implements Device {
         this.info = info(id, found);
         MemorySegment devices = arena.allocate(ADDRESS);
         devices.set(ADDRESS, 0, found.device());
-        context = OpenCl.create("clCreateContext", OpenCl.clCreateContext, arena, MemorySegment.NULL, 1, devices,
-                MemorySegment.NULL, MemorySegment.NULL);
-        queue = OpenCl.create("clCreateCommandQueue", OpenCl.clCreateCommandQueue, arena, context, found.device(),
+        context = OpenCl.create(
+                "clCreateContext",
+                OpenCl.clCreateContext,
+                arena,
+                MemorySegment.NULL,
+                1,
+                devices,
+                MemorySegment.NULL,
+                MemorySegment.NULL);
+        queue = OpenCl.create(
+                "clCreateCommandQueue",
+                OpenCl.clCreateCommandQueue,
+                arena,
+                context,
+                found.device(),
                 OpenCl.CL_QUEUE_PROFILING_ENABLE);
         program = build(found.device());
         for (KernelOp op : KernelOp.values()) {
@@ -71,8 +85,11 @@ final class OpenClDevice implements Device {
     }
 
     static DeviceInfo info(DeviceId id, Discovery.Found found) {
-        return new DeviceInfo(id, found.name() + " (" + found.platformName() + ", " + found.computeUnits()
-                + " compute units" + (found.gpu() ? ", GPU" : "") + ")", found.memoryBytes());
+        return new DeviceInfo(
+                id,
+                found.name() + " (" + found.platformName() + ", " + found.computeUnits() + " compute units"
+                        + (found.gpu() ? ", GPU" : "") + ")",
+                found.memoryBytes());
     }
 
     private static String source() {
@@ -82,7 +99,8 @@ final class OpenClDevice implements Device {
                 if (in == null) {
                     throw new IllegalStateException("kernel source " + file + " is missing from the jar");
                 }
-                text.append(new String(in.readAllBytes(), StandardCharsets.UTF_8)).append('\n');
+                text.append(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+                        .append('\n');
             } catch (IOException e) {
                 throw new IllegalStateException("cannot read kernel source " + file, e);
             }
@@ -93,13 +111,26 @@ final class OpenClDevice implements Device {
     private MemorySegment build(MemorySegment device) {
         MemorySegment sources = arena.allocate(ADDRESS);
         sources.set(ADDRESS, 0, arena.allocateFrom(source()));
-        MemorySegment built = OpenCl.create("clCreateProgramWithSource", OpenCl.clCreateProgramWithSource, arena,
-                context, 1, sources, MemorySegment.NULL);
+        MemorySegment built = OpenCl.create(
+                "clCreateProgramWithSource",
+                OpenCl.clCreateProgramWithSource,
+                arena,
+                context,
+                1,
+                sources,
+                MemorySegment.NULL);
         MemorySegment devices = arena.allocate(ADDRESS);
         devices.set(ADDRESS, 0, device);
         try {
-            OpenCl.call("clBuildProgram", OpenCl.clBuildProgram, built, 1, devices, arena.allocateFrom(""),
-                    MemorySegment.NULL, MemorySegment.NULL);
+            OpenCl.call(
+                    "clBuildProgram",
+                    OpenCl.clBuildProgram,
+                    built,
+                    1,
+                    devices,
+                    arena.allocateFrom(""),
+                    MemorySegment.NULL,
+                    MemorySegment.NULL);
         } catch (OpenClException e) {
             throw new OpenClException(e.getMessage() + "; the compiler said:\n" + buildLog(built, device), e);
         }
@@ -108,22 +139,38 @@ final class OpenClDevice implements Device {
 
     private MemorySegment kernel(KernelOp op) {
         try {
-            return OpenCl.create("clCreateKernel", OpenCl.clCreateKernel, arena, program,
-                    arena.allocateFrom(op.kernelName()));
+            return OpenCl.create(
+                    "clCreateKernel", OpenCl.clCreateKernel, arena, program, arena.allocateFrom(op.kernelName()));
         } catch (OpenClException e) {
-            throw new OpenClException(e.getMessage() + ": every op of KernelOp needs a __kernel void "
-                    + op.kernelName() + "(…) in one of " + SOURCES, e);
+            throw new OpenClException(
+                    e.getMessage() + ": every op of KernelOp needs a __kernel void " + op.kernelName()
+                            + "(…) in one of " + SOURCES,
+                    e);
         }
     }
 
     private String buildLog(MemorySegment built, MemorySegment device) {
         try (Arena temp = Arena.ofConfined()) {
             MemorySegment size = temp.allocate(JAVA_LONG);
-            OpenCl.call("clGetProgramBuildInfo", OpenCl.clGetProgramBuildInfo, built, device,
-                    OpenCl.CL_PROGRAM_BUILD_LOG, 0L, MemorySegment.NULL, size);
+            OpenCl.call(
+                    "clGetProgramBuildInfo",
+                    OpenCl.clGetProgramBuildInfo,
+                    built,
+                    device,
+                    OpenCl.CL_PROGRAM_BUILD_LOG,
+                    0L,
+                    MemorySegment.NULL,
+                    size);
             MemorySegment log = temp.allocate(size.get(JAVA_LONG, 0) + 1);
-            OpenCl.call("clGetProgramBuildInfo", OpenCl.clGetProgramBuildInfo, built, device,
-                    OpenCl.CL_PROGRAM_BUILD_LOG, size.get(JAVA_LONG, 0), log, MemorySegment.NULL);
+            OpenCl.call(
+                    "clGetProgramBuildInfo",
+                    OpenCl.clGetProgramBuildInfo,
+                    built,
+                    device,
+                    OpenCl.CL_PROGRAM_BUILD_LOG,
+                    size.get(JAVA_LONG, 0),
+                    log,
+                    MemorySegment.NULL);
             return log.getString(0);
         }
     }
@@ -143,11 +190,27 @@ final class OpenClDevice implements Device {
         if (length < 0) {
             throw new DeviceException("cannot allocate " + length + " floats on " + id());
         }
-        long bytes = (long) Math.max(length, 1) * Float.BYTES;   // OpenCL has no empty buffers
-        MemorySegment mem = OpenCl.create("clCreateBuffer", OpenCl.clCreateBuffer, arena, context,
-                OpenCl.CL_MEM_READ_WRITE, bytes, MemorySegment.NULL);
-        OpenCl.call("clEnqueueFillBuffer", OpenCl.clEnqueueFillBuffer, queue, mem, zero, (long) Float.BYTES, 0L, bytes,
-                0, MemorySegment.NULL, MemorySegment.NULL);
+        long bytes = (long) Math.max(length, 1) * Float.BYTES; // OpenCL has no empty buffers
+        MemorySegment mem = OpenCl.create(
+                "clCreateBuffer",
+                OpenCl.clCreateBuffer,
+                arena,
+                context,
+                OpenCl.CL_MEM_READ_WRITE,
+                bytes,
+                MemorySegment.NULL);
+        OpenCl.call(
+                "clEnqueueFillBuffer",
+                OpenCl.clEnqueueFillBuffer,
+                queue,
+                mem,
+                zero,
+                (long) Float.BYTES,
+                0L,
+                bytes,
+                0,
+                MemorySegment.NULL,
+                MemorySegment.NULL);
         stats.allocated((long) length * Float.BYTES);
         OpenClBuffer buffer = new OpenClBuffer(this, mem, 0, length, true);
         live.add(buffer);
@@ -186,8 +249,18 @@ final class OpenClDevice implements Device {
         }
         MemorySegment host = staging(bytes);
         MemorySegment.copy(src, srcOffset, host, JAVA_FLOAT, 0, d.length());
-        OpenCl.call("clEnqueueWriteBuffer", OpenCl.clEnqueueWriteBuffer, queue, d.mem, 1,
-                (long) d.offset * Float.BYTES, bytes, host, 0, MemorySegment.NULL, MemorySegment.NULL);
+        OpenCl.call(
+                "clEnqueueWriteBuffer",
+                OpenCl.clEnqueueWriteBuffer,
+                queue,
+                d.mem,
+                1,
+                (long) d.offset * Float.BYTES,
+                bytes,
+                host,
+                0,
+                MemorySegment.NULL,
+                MemorySegment.NULL);
     }
 
     @Override
@@ -198,8 +271,18 @@ final class OpenClDevice implements Device {
             return;
         }
         MemorySegment host = staging(bytes);
-        OpenCl.call("clEnqueueReadBuffer", OpenCl.clEnqueueReadBuffer, queue, s.mem, 1,
-                (long) s.offset * Float.BYTES, bytes, host, 0, MemorySegment.NULL, MemorySegment.NULL);
+        OpenCl.call(
+                "clEnqueueReadBuffer",
+                OpenCl.clEnqueueReadBuffer,
+                queue,
+                s.mem,
+                1,
+                (long) s.offset * Float.BYTES,
+                bytes,
+                host,
+                0,
+                MemorySegment.NULL,
+                MemorySegment.NULL);
         MemorySegment.copy(host, JAVA_FLOAT, 0, dst, dstOffset, s.length());
         stats.downloaded(bytes);
     }
@@ -211,8 +294,17 @@ final class OpenClDevice implements Device {
         long bytes = (long) d.length() * Float.BYTES;
         if (src instanceof OpenClBuffer s && s.device() == this) {
             if (bytes > 0) {
-                OpenCl.call("clEnqueueCopyBuffer", OpenCl.clEnqueueCopyBuffer, queue, s.mem, d.mem,
-                        (long) s.offset * Float.BYTES, (long) d.offset * Float.BYTES, bytes, 0, MemorySegment.NULL,
+                OpenCl.call(
+                        "clEnqueueCopyBuffer",
+                        OpenCl.clEnqueueCopyBuffer,
+                        queue,
+                        s.mem,
+                        d.mem,
+                        (long) s.offset * Float.BYTES,
+                        (long) d.offset * Float.BYTES,
+                        bytes,
+                        0,
+                        MemorySegment.NULL,
                         MemorySegment.NULL);
             }
         } else {
@@ -241,10 +333,22 @@ final class OpenClDevice implements Device {
             OpenCl.call("clWaitForEvents", OpenCl.clWaitForEvents, 1, event);
             MemorySegment handle = event.get(ADDRESS, 0);
             MemorySegment start = temp.allocate(JAVA_LONG), end = temp.allocate(JAVA_LONG);
-            OpenCl.call("clGetEventProfilingInfo", OpenCl.clGetEventProfilingInfo, handle,
-                    OpenCl.CL_PROFILING_COMMAND_START, 8L, start, MemorySegment.NULL);
-            OpenCl.call("clGetEventProfilingInfo", OpenCl.clGetEventProfilingInfo, handle,
-                    OpenCl.CL_PROFILING_COMMAND_END, 8L, end, MemorySegment.NULL);
+            OpenCl.call(
+                    "clGetEventProfilingInfo",
+                    OpenCl.clGetEventProfilingInfo,
+                    handle,
+                    OpenCl.CL_PROFILING_COMMAND_START,
+                    8L,
+                    start,
+                    MemorySegment.NULL);
+            OpenCl.call(
+                    "clGetEventProfilingInfo",
+                    OpenCl.clGetEventProfilingInfo,
+                    handle,
+                    OpenCl.CL_PROFILING_COMMAND_END,
+                    8L,
+                    end,
+                    MemorySegment.NULL);
             OpenCl.release(OpenCl.clReleaseEvent, handle);
             return end.get(JAVA_LONG, 0) - start.get(JAVA_LONG, 0);
         }
@@ -276,8 +380,8 @@ final class OpenClDevice implements Device {
                 }
             }
             globalSize.set(JAVA_LONG, 0, global);
-            int code = (int) OpenCl.clEnqueueNDRangeKernel.invokeExact(queue, kernel, 1, MemorySegment.NULL,
-                    globalSize, MemorySegment.NULL, 0, MemorySegment.NULL, event);
+            int code = (int) OpenCl.clEnqueueNDRangeKernel.invokeExact(
+                    queue, kernel, 1, MemorySegment.NULL, globalSize, MemorySegment.NULL, 0, MemorySegment.NULL, event);
             OpenCl.check("clEnqueueNDRangeKernel(" + name + ")", code);
         } catch (OpenClException | IllegalArgumentException e) {
             throw e;

@@ -20,8 +20,9 @@ final class OpenClKernels implements Kernels {
     }
 
     private static Object[] conv(ConvShape s) {
-        return new Object[] {s.batch(), s.inChannels(), s.height(), s.width(), s.outChannels(), s.kernelHeight(),
-                s.kernelWidth()};
+        return new Object[] {
+            s.batch(), s.inChannels(), s.height(), s.width(), s.outChannels(), s.kernelHeight(), s.kernelWidth()
+        };
     }
 
     private static Object[] with(Object[] head, Object[] tail) {
@@ -62,8 +63,8 @@ final class OpenClKernels implements Kernels {
 
     @Override
     public void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
-        device.launch(KernelOp.AVG_POOL_BACKWARD, s.inputLength(), dy, dx, s.height(), s.width(), s.window(),
-                s.stride());
+        device.launch(
+                KernelOp.AVG_POOL_BACKWARD, s.inputLength(), dy, dx, s.height(), s.width(), s.window(), s.stride());
     }
 
     @Override
@@ -77,8 +78,17 @@ final class OpenClKernels implements Kernels {
     }
 
     @Override
-    public void gemm(boolean transA, boolean transB, int m, int n, int k,
-                     float alpha, Buffer a, Buffer b, float beta, Buffer c) {
+    public void gemm(
+            boolean transA,
+            boolean transB,
+            int m,
+            int n,
+            int k,
+            float alpha,
+            Buffer a,
+            Buffer b,
+            float beta,
+            Buffer c) {
         device.launch(KernelOp.GEMM, (long) m * n, transA ? 1 : 0, transB ? 1 : 0, m, n, k, alpha, a, b, beta, c);
     }
 

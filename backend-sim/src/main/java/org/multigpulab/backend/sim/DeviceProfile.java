@@ -10,8 +10,14 @@ import org.multigpulab.device.DeviceException;
  * to launch one kernel, and the interconnect it usually comes with. A kernel takes
  * {@code max(flops / flopsPerSec, bytes / memoryBytesPerSec)}: it is bound by arithmetic or by memory.
  */
-record DeviceProfile(String name, String displayName, double flopsPerSec, double memoryBytesPerSec,
-                     long memoryBytes, double launchSec, String defaultTopology) {
+record DeviceProfile(
+        String name,
+        String displayName,
+        double flopsPerSec,
+        double memoryBytesPerSec,
+        long memoryBytes,
+        double launchSec,
+        String defaultTopology) {
 
     private static final double T = 1e12;
     private static final double G = 1e9;
@@ -42,7 +48,9 @@ record DeviceProfile(String name, String displayName, double flopsPerSec, double
     /** The profile called {@code name}; {@code host} is measured, so it is made by {@link HostCalibration}. */
     static DeviceProfile named(String name) {
         String key = name.toLowerCase(Locale.ROOT);
-        return GPUS.stream().filter(p -> p.name.equals(key)).findFirst()
+        return GPUS.stream()
+                .filter(p -> p.name.equals(key))
+                .findFirst()
                 .orElseThrow(() -> new DeviceException("unknown device profile '" + name + "'; choose " + names()));
     }
 

@@ -11,7 +11,7 @@ import java.util.List;
  */
 final class Hazards {
 
-    private record Part(int offset, int length, double[] times) {   // times: {written, read}
+    private record Part(int offset, int length, double[] times) { // times: {written, read}
         boolean overlaps(int otherOffset, int otherLength) {
             return offset < otherOffset + otherLength && otherOffset < offset + length;
         }

@@ -24,15 +24,21 @@ record HostCalibration(double flopsPerSec, double memoryBytesPerSec, double laun
 
     static HostCalibration measure(Device physical) {
         Kernels k = physical.kernels();
-        try (Buffer in = physical.allocate(CONV2.inputLength()); Buffer w = physical.allocate(CONV2.filterLength());
-             Buffer out = physical.allocate(CONV2.outputLength()); Buffer x = physical.allocate(STREAM);
-             Buffer y = physical.allocate(STREAM); Buffer z = physical.allocate(STREAM)) {
+        try (Buffer in = physical.allocate(CONV2.inputLength());
+                Buffer w = physical.allocate(CONV2.filterLength());
+                Buffer out = physical.allocate(CONV2.outputLength());
+                Buffer x = physical.allocate(STREAM);
+                Buffer y = physical.allocate(STREAM);
+                Buffer z = physical.allocate(STREAM)) {
             double conv = median(() -> k.conv2dForward(in, w, out, CONV2), physical);
             double stream = median(() -> k.add(x, y, z, STREAM), physical);
             double launch = median(() -> k.fill(0f, x, 1), physical);
             double copy = median(() -> physical.copyFromPeer(x, y), physical);
-            return new HostCalibration(new KernelOp.Conv2dForward(in, w, out, CONV2).flops() / conv,
-                    new KernelOp.Add(x, y, z, STREAM).bytes() / stream, launch, (double) STREAM * Float.BYTES / copy);
+            return new HostCalibration(
+                    new KernelOp.Conv2dForward(in, w, out, CONV2).flops() / conv,
+                    new KernelOp.Add(x, y, z, STREAM).bytes() / stream,
+                    launch,
+                    (double) STREAM * Float.BYTES / copy);
         }
     }
 
@@ -54,8 +60,8 @@ record HostCalibration(double flopsPerSec, double memoryBytesPerSec, double laun
     }
 
     DeviceProfile profile(long memoryBytes) {
-        return new DeviceProfile(DeviceProfile.HOST, "host", flopsPerSec, memoryBytesPerSec, memoryBytes, launchSec,
-                Topology.HOST);
+        return new DeviceProfile(
+                DeviceProfile.HOST, "host", flopsPerSec, memoryBytesPerSec, memoryBytes, launchSec, Topology.HOST);
     }
 
     /** Logical GPUs on one host reach each other through its memory, at the rate of a copy. */

@@ -50,8 +50,11 @@ public final class SimBackend implements Backend {
     @Override
     public List<DeviceInfo> devices() {
         DeviceProfile t4 = DeviceProfile.named(DEFAULT_PROFILE);
-        return List.of(new DeviceInfo(new DeviceId(NAME, "N"), "logical GPUs over --physical (default cpu), timed as "
-                + t4.displayName() + "s (--profile: " + DeviceProfile.names() + ")", t4.memoryBytes()));
+        return List.of(new DeviceInfo(
+                new DeviceId(NAME, "N"),
+                "logical GPUs over --physical (default cpu), timed as " + t4.displayName() + "s (--profile: "
+                        + DeviceProfile.names() + ")",
+                t4.memoryBytes()));
     }
 
     @Override
@@ -75,7 +78,8 @@ public final class SimBackend implements Backend {
         Device physical = Backends.open(physicalName, DeviceRequest.of(1)).getFirst();
         try {
             HostCalibration host = gpu == null || link == null ? HostCalibration.measure(physical) : null;
-            DeviceProfile profile = gpu != null ? gpu : host.profile(physical.info().memoryBytes());
+            DeviceProfile profile =
+                    gpu != null ? gpu : host.profile(physical.info().memoryBytes());
             if (capacity != null) {
                 profile = profile.withMemory(capacity);
             }
@@ -104,6 +108,7 @@ public final class SimBackend implements Backend {
         } catch (NumberFormatException e) {
             // fall through to the message below
         }
-        throw new DeviceException("sim option memory-mb must be a positive whole number of MiB, not '" + megabytes + "'");
+        throw new DeviceException(
+                "sim option memory-mb must be a positive whole number of MiB, not '" + megabytes + "'");
     }
 }

@@ -3,7 +3,6 @@ package org.multigpulab.backend.sim;
 import java.util.ArrayList;
 import java.util.List;
 import org.multigpulab.device.Device;
-import org.multigpulab.device.DeviceId;
 
 /**
  * The logical GPUs opened together over one physical device, and the timeline they share. The physical device

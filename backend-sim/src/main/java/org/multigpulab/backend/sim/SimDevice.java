@@ -34,12 +34,15 @@ final class SimDevice implements Device {
         this.cluster = cluster;
         this.index = index;
         DeviceId id = DeviceId.of(SimBackend.NAME, index);
-        this.info = new DeviceInfo(id, "logical " + cluster.timeline().deviceProfile().displayName() + " on "
-                + cluster.physical().id(), capacityBytes);
-        this.kernels = new InstrumentedKernels(this,
-                new SimKernels(cluster.physical().kernels(), cluster.timeline(), index, false), stats);
-        this.commKernels = new InstrumentedKernels(this,
-                new SimKernels(cluster.physical().kernels(), cluster.timeline(), index, true), stats);
+        this.info = new DeviceInfo(
+                id,
+                "logical " + cluster.timeline().deviceProfile().displayName() + " on "
+                        + cluster.physical().id(),
+                capacityBytes);
+        this.kernels = new InstrumentedKernels(
+                this, new SimKernels(cluster.physical().kernels(), cluster.timeline(), index, false), stats);
+        this.commKernels = new InstrumentedKernels(
+                this, new SimKernels(cluster.physical().kernels(), cluster.timeline(), index, true), stats);
     }
 
     @Override

@@ -111,8 +111,7 @@ final class SimTimeline implements Timeline {
     /** A copy of {@code bytes} from device {@code from} to device {@code to}, issued on {@code to}. */
     void peerCopy(int from, int to, long bytes, SimBuffer src, SimBuffer dst) {
         host += profile.launchSec();
-        double start = max(host, compute[from], compute[to], peerOut[from], peerIn[to], src.readable(),
-                dst.writable());
+        double start = max(host, compute[from], compute[to], peerOut[from], peerIn[to], src.readable(), dst.writable());
         double end = start + topology.peer().seconds(bytes);
         peerOut[from] = end;
         peerIn[to] = end;
@@ -219,8 +218,14 @@ final class SimTimeline implements Timeline {
         for (int d = 0; d < count; d++) {
             SimDevice device = cluster.device(d);
             DeviceStats stats = device.stats();
-            out.add(new DeviceTime(device.id(), computeBusy[d], commBusy[d].union(), span - busy[d].union(),
-                    stats.bytesToPeers(), stats.bytesFromPeers(), stats.peakAllocatedBytes()));
+            out.add(new DeviceTime(
+                    device.id(),
+                    computeBusy[d],
+                    commBusy[d].union(),
+                    span - busy[d].union(),
+                    stats.bytesToPeers(),
+                    stats.bytesFromPeers(),
+                    stats.peakAllocatedBytes()));
         }
         return out;
     }
@@ -231,7 +236,8 @@ final class SimTimeline implements Timeline {
         for (int from = 0; from < count; from++) {
             for (int to = 0; to < count; to++) {
                 if (linkBytes[from][to] > 0) {
-                    out.add(new LinkTraffic(cluster.device(from).id(), cluster.device(to).id(), linkBytes[from][to]));
+                    out.add(new LinkTraffic(
+                            cluster.device(from).id(), cluster.device(to).id(), linkBytes[from][to]));
                 }
             }
         }

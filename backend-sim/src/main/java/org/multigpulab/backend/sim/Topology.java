@@ -16,6 +16,7 @@ record Topology(String name, String displayName, Link peer, Link host, boolean p
     private static final double G = 1e9;
     /** A peer copy's fixed cost: the launch of the copy plus the handshake, some microseconds. */
     private static final double PCIE_LATENCY = 10e-6;
+
     private static final double NVLINK_LATENCY = 5e-6;
 
     // PCIe x16, per direction: lanes × transfer rate × encoding (PCI-SIG): 3.0 8 GT/s 128b/130b = 15.75 GB/s,
@@ -40,7 +41,9 @@ record Topology(String name, String displayName, Link peer, Link host, boolean p
 
     static Topology named(String name) {
         String key = name.toLowerCase(Locale.ROOT);
-        return ALL.stream().filter(t -> t.name.equals(key)).findFirst()
+        return ALL.stream()
+                .filter(t -> t.name.equals(key))
+                .findFirst()
                 .orElseThrow(() -> new DeviceException("unknown topology '" + name + "'; choose " + names()));
     }
 

@@ -28,8 +28,17 @@ class HostCalibrationTest {
     }
 
     private static void assertWithin(String what, double value, double low, double high, String unit) {
-        assertTrue(value >= low && value <= high, String.format(Locale.ROOT,
-                "the host calibration measured %s at %.3g %s, outside [%.0e, %.0e] %s, where any processor from a"
-                        + " laptop to a server falls", what, value, unit, low, high, unit));
+        assertTrue(
+                value >= low && value <= high,
+                String.format(
+                        Locale.ROOT,
+                        "the host calibration measured %s at %.3g %s, outside [%.0e, %.0e] %s, where any processor from a"
+                                + " laptop to a server falls",
+                        what,
+                        value,
+                        unit,
+                        low,
+                        high,
+                        unit));
     }
 }

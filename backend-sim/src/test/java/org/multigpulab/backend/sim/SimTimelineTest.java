@@ -37,15 +37,17 @@ class SimTimelineTest {
     @Test
     void aKernelTakesItsFlopsOrItsBytesWhicheverIsSlower() {
         List<Device> d = open(1);
-        Buffer a = d.get(0).allocate(512 * 512), b = d.get(0).allocate(512 * 512), c = d.get(0).allocate(512 * 512);
+        Buffer a = d.get(0).allocate(512 * 512),
+                b = d.get(0).allocate(512 * 512),
+                c = d.get(0).allocate(512 * 512);
         Timeline t = timeline(d);
         double before = t.now();
-        d.get(0).kernels().gemm(false, false, 512, 512, 512, 1f, a, b, 0f, c);   // 268 MFLOP, 3 MB: arithmetic
+        d.get(0).kernels().gemm(false, false, 512, 512, 512, 1f, a, b, 0f, c); // 268 MFLOP, 3 MB: arithmetic
         double gemm = t.now() - before;
         KernelOp.Call g = new KernelOp.Gemm(false, false, 512, 512, 512, 1f, a, b, 0f, c);
         assertEquals(T4.launchSec() + g.flops() / T4.flopsPerSec(), gemm, EPS);
         before = t.now();
-        d.get(0).kernels().add(a, b, c, 512 * 512);                                // 0.26 MFLOP, 3 MB: memory
+        d.get(0).kernels().add(a, b, c, 512 * 512); // 0.26 MFLOP, 3 MB: memory
         // the host issued it while the GEMM ran, so it follows the GEMM without a launch gap
         assertEquals(new KernelOp.Add(a, b, c, 512 * 512).bytes() / T4.memoryBytesPerSec(), t.now() - before, EPS);
     }
@@ -68,19 +70,21 @@ class SimTimelineTest {
     @Test
     void aCopyWaitsForWorkIssuedBeforeItButLaterKernelsDoNotWaitForTheCopy() {
         List<Device> d = open(2);
-        int n = 4 << 20;   // 16 MB: about a millisecond over PCIe 3
-        Buffer grad = d.get(0).allocate(n), other = d.get(0).allocate(n), received = d.get(1).allocate(n);
+        int n = 4 << 20; // 16 MB: about a millisecond over PCIe 3
+        Buffer grad = d.get(0).allocate(n),
+                other = d.get(0).allocate(n),
+                received = d.get(1).allocate(n);
         Timeline t = timeline(d);
         d.get(0).kernels().scale(2f, grad, n);
         double kernel = t.now();
         d.get(1).copyFromPeer(grad, received);
         double copyEnd = t.now();
         assertEquals(kernel + PCIE3.seconds(4L * n), copyEnd, 1e-9, "the copy starts when the kernel ends");
-        d.get(0).kernels().scale(2f, other, n);   // independent of the copy: overlaps it
+        d.get(0).kernels().scale(2f, other, n); // independent of the copy: overlaps it
         assertEquals(copyEnd, t.now(), EPS, "the second kernel ran while the copy was on the wire");
-        d.get(0).kernels().scale(2f, grad, n);    // overwrites what the copy reads: must wait for it
+        d.get(0).kernels().scale(2f, grad, n); // overwrites what the copy reads: must wait for it
         assertTrue(t.now() > copyEnd + 1e-5);
-        d.get(1).kernels().scale(2f, received, n);  // reads what the copy wrote: after it
+        d.get(1).kernels().scale(2f, received, n); // reads what the copy wrote: after it
         assertTrue(t.devices().get(1).computeSec() > 0);
     }
 
@@ -88,14 +92,19 @@ class SimTimelineTest {
     void linksAreFullDuplex() {
         List<Device> d = open(2);
         int n = 1 << 20;
-        Buffer a0 = d.get(0).allocate(n), b0 = d.get(0).allocate(n), a1 = d.get(1).allocate(n), b1 = d.get(1).allocate(n);
+        Buffer a0 = d.get(0).allocate(n),
+                b0 = d.get(0).allocate(n),
+                a1 = d.get(1).allocate(n),
+                b1 = d.get(1).allocate(n);
         Timeline t = timeline(d);
         d.get(1).copyFromPeer(a0, b1);
-        d.get(0).copyFromPeer(a1, b0);   // the other direction at the same time
+        d.get(0).copyFromPeer(a1, b0); // the other direction at the same time
         assertEquals(2 * T4.launchSec() + PCIE3.seconds(4L * n), t.now(), 1e-9);
-        d.get(1).copyFromPeer(a0, b1);   // the same direction again: right after the first
+        d.get(1).copyFromPeer(a0, b1); // the same direction again: right after the first
         assertEquals(T4.launchSec() + 2 * PCIE3.seconds(4L * n), t.now(), 1e-9);
-        assertEquals(List.of(8L * n, 4L * n), t.links().stream().map(Timeline.LinkTraffic::bytes).toList());
+        assertEquals(
+                List.of(8L * n, 4L * n),
+                t.links().stream().map(Timeline.LinkTraffic::bytes).toList());
         assertEquals("sim:0", t.links().getFirst().from().toString());
     }
 
@@ -118,7 +127,8 @@ class SimTimelineTest {
         List<Device> d = open(1);
         Buffer x = d.get(0).allocate(1 << 20);
         d.get(0).upload(new float[1 << 20], 0, x);
-        assertEquals(Topology.named("pcie3").host().seconds(4L << 20), timeline(d).now(), EPS);
+        assertEquals(
+                Topology.named("pcie3").host().seconds(4L << 20), timeline(d).now(), EPS);
     }
 
     @Test
@@ -126,7 +136,8 @@ class SimTimelineTest {
         Device rtx = open(1, "profile", "rtx4090").getFirst();
         assertEquals(24L << 30, rtx.info().memoryBytes());
         assertEquals("1× RTX 4090 over PCIe 4", rtx.timeline().orElseThrow().description());
-        Device a100 = open(1, "profile", "A100", "topology", "pcie4", "memory-mb", "1000").getFirst();
+        Device a100 = open(1, "profile", "A100", "topology", "pcie4", "memory-mb", "1000")
+                .getFirst();
         assertEquals(1000L << 20, a100.info().memoryBytes());
         assertEquals("1× A100-SXM4 over PCIe 4", a100.timeline().orElseThrow().description());
     }
@@ -151,7 +162,9 @@ class SimTimelineTest {
             d.get(1).copyFromPeer(x, y);
         }
         List<Timeline.TraceEvent> events = timeline(d).trace();
-        assertEquals(List.of("compute", "recv", "send", "steps"), events.stream().map(Timeline.TraceEvent::lane).toList());
+        assertEquals(
+                List.of("compute", "recv", "send", "steps"),
+                events.stream().map(Timeline.TraceEvent::lane).toList());
         Timeline.TraceEvent copy = events.get(1), range = events.get(3);
         assertEquals(1, range.device());
         assertEquals(copy.startSec(), range.startSec(), EPS, "the range covers the copy, sim:1's only work");
@@ -160,11 +173,14 @@ class SimTimelineTest {
 
     @Test
     void badOptionsAreNamed() {
-        assertTrue(assertThrows(DeviceException.class, () -> open(1, "profile", "k80")).getMessage()
+        assertTrue(assertThrows(DeviceException.class, () -> open(1, "profile", "k80"))
+                .getMessage()
                 .contains("unknown device profile 'k80'; choose t4, v100, a100, h100, h200, rtx4090 or host"));
-        assertTrue(assertThrows(DeviceException.class, () -> open(1, "topology", "ethernet")).getMessage()
+        assertTrue(assertThrows(DeviceException.class, () -> open(1, "topology", "ethernet"))
+                .getMessage()
                 .contains("unknown topology 'ethernet'"));
-        assertTrue(assertThrows(DeviceException.class, () -> open(1, "trace", "yes")).getMessage()
+        assertTrue(assertThrows(DeviceException.class, () -> open(1, "trace", "yes"))
+                .getMessage()
                 .contains("trace must be on or off"));
     }
 }

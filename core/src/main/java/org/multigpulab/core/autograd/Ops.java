@@ -11,16 +11,19 @@ import org.multigpulab.device.PoolShape;
  */
 public final class Ops {
 
-    private Ops() {
-    }
+    private Ops() {}
 
     /** {@code F.conv2d(x, w, b)}: x [N, C, H, W], w [O, C, Kh, Kw], b [O] → [N, O, H−Kh+1, W−Kw+1]. */
     public static Tensor conv2d(Tape tape, Tensor x, Tensor w, Tensor b) {
         ConvShape s = new ConvShape(x.dim(0), x.dim(1), x.dim(2), x.dim(3), w.dim(0), w.dim(2), w.dim(3));
         BiasShape bias = new BiasShape(s.batch(), s.outChannels(), s.outHeight() * s.outWidth());
         Kernels k = tape.kernels();
-        Tensor y = tape.newTensor(x.requiresGrad() || w.requiresGrad() || b.requiresGrad(),
-                s.batch(), s.outChannels(), s.outHeight(), s.outWidth());
+        Tensor y = tape.newTensor(
+                x.requiresGrad() || w.requiresGrad() || b.requiresGrad(),
+                s.batch(),
+                s.outChannels(),
+                s.outHeight(),
+                s.outWidth());
         k.conv2dForward(x.data(), w.data(), y.data(), s);
         k.biasAdd(y.data(), b.data(), bias);
         tape.record(y, () -> {
@@ -79,8 +82,11 @@ public final class Ops {
         Kernels k = tape.kernels();
         Tensor losses = tape.newTensor(logits.requiresGrad(), n);
         k.softmaxCrossEntropyForward(logits.data(), labels.data(), losses.data(), n, classes);
-        tape.record(losses, () -> tape.accumulateGrad(logits,
-                dlogits -> k.softmaxCrossEntropyBackward(logits.data(), labels.data(), dlogits, n, classes)));
+        tape.record(
+                losses,
+                () -> tape.accumulateGrad(
+                        logits,
+                        dlogits -> k.softmaxCrossEntropyBackward(logits.data(), labels.data(), dlogits, n, classes)));
         tape.markLoss(losses);
         return losses;
     }

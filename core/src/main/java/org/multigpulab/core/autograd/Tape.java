@@ -27,7 +27,7 @@ public final class Tape implements AutoCloseable {
     private final Set<Tensor> stepTensors = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<Tensor> gradWritten = Collections.newSetFromMap(new IdentityHashMap<>());
     private Tensor loss;
-    private Consumer<Tensor> onParameterGradient = t -> { };
+    private Consumer<Tensor> onParameterGradient = t -> {};
 
     private Tape(Workspace workspace, boolean recording) {
         this.workspace = workspace;
@@ -84,8 +84,11 @@ public final class Tape implements AutoCloseable {
         boolean parameter = !stepTensors.contains(root);
         if (root.grad() == null) {
             // A step tensor's gradient dies with the step; a parameter's is its own, kept across steps.
-            Buffer grad = !parameter ? workspace.take(root.size())
-                    : root.reservedGrad() != null ? root.reservedGrad() : root.device().allocate(root.size());
+            Buffer grad = !parameter
+                    ? workspace.take(root.size())
+                    : root.reservedGrad() != null
+                            ? root.reservedGrad()
+                            : root.device().allocate(root.size());
             if (!parameter) {
                 owned.add(grad);
             }
@@ -109,7 +112,7 @@ public final class Tape implements AutoCloseable {
      * tape: afterwards every parameter used holds the gradient of the summed loss.
      */
     public void backward(Tensor lossOutput) {
-        backward(lossOutput, t -> { });
+        backward(lossOutput, t -> {});
     }
 
     /**
@@ -131,7 +134,7 @@ public final class Tape implements AutoCloseable {
                 backwardSteps.get(i).run();
             }
         } finally {
-            this.onParameterGradient = t -> { };
+            this.onParameterGradient = t -> {};
         }
     }
 

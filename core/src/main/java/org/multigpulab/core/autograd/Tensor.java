@@ -44,8 +44,8 @@ public final class Tensor {
     public static Tensor parameter(Buffer data, Buffer gradStorage, int... shape) {
         Tensor t = new Tensor(data, shape, true, null);
         if (gradStorage.length() != t.size()) {
-            throw new IllegalArgumentException("gradient storage of " + gradStorage.length() + " floats for a tensor of "
-                    + t.size());
+            throw new IllegalArgumentException(
+                    "gradient storage of " + gradStorage.length() + " floats for a tensor of " + t.size());
         }
         t.reservedGrad = gradStorage;
         return t;
@@ -93,7 +93,8 @@ public final class Tensor {
     public Tensor reshape(int... newShape) {
         Tensor view = new Tensor(data, newShape, requiresGrad, root());
         if (view.size() != size()) {
-            throw new IllegalArgumentException("cannot reshape " + Arrays.toString(shape) + " to " + Arrays.toString(newShape));
+            throw new IllegalArgumentException(
+                    "cannot reshape " + Arrays.toString(shape) + " to " + Arrays.toString(newShape));
         }
         return view;
     }

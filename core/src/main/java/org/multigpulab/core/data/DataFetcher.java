@@ -67,7 +67,8 @@ public final class DataFetcher {
             if (outcome == null && FashionMnist.isComplete(DataLocator.DEBIAN_DIR)) {
                 return DataLocator.DEBIAN_DIR;
             }
-            tried.add("apt-get install dataset-fashion-mnist (" + (outcome == null ? "files missing afterwards" : outcome) + ")");
+            tried.add("apt-get install dataset-fashion-mnist ("
+                    + (outcome == null ? "files missing afterwards" : outcome) + ")");
         } else {
             tried.add("the Debian package (apt-get is not usable here: it needs root on Debian)");
         }
@@ -94,10 +95,13 @@ public final class DataFetcher {
     /** Runs apt-get; returns null on success, else a short reason. */
     private static String aptInstall() {
         try {
-            for (List<String> command : List.of(List.of("apt-get", "update", "-qq"),
+            for (List<String> command : List.of(
+                    List.of("apt-get", "update", "-qq"),
                     List.of("apt-get", "install", "-y", "-qq", "dataset-fashion-mnist"))) {
-                Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                Process p = new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .start();
                 if (!p.waitFor(10, TimeUnit.MINUTES)) {
                     p.destroyForcibly();
                     return String.join(" ", command) + " took more than 10 minutes";
@@ -117,15 +121,18 @@ public final class DataFetcher {
 
     private void download(Path cache) throws IOException, InterruptedException {
         Files.createDirectories(cache);
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(20))
-                .followRedirects(HttpClient.Redirect.NORMAL).build();
+        HttpClient http = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(20))
+                .followRedirects(HttpClient.Redirect.NORMAL)
+                .build();
         for (FashionMnist.FileSpec spec : FashionMnist.FILES) {
             Path target = cache.resolve(spec.name() + ".gz");
             if (Files.isRegularFile(target)) {
                 continue;
             }
             HttpRequest request = HttpRequest.newBuilder(URI.create(upstream + spec.name() + ".gz"))
-                    .timeout(Duration.ofMinutes(5)).build();
+                    .timeout(Duration.ofMinutes(5))
+                    .build();
             HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
             if (response.statusCode() != 200) {
                 response.body().close();
@@ -133,8 +140,11 @@ public final class DataFetcher {
             }
             Path partial = Files.createTempFile(cache, spec.name(), ".part");
             try {
-                progress.start(spec.name() + ".gz", response.headers().firstValueAsLong("content-length").orElse(-1));
-                try (InputStream in = response.body(); OutputStream out = Files.newOutputStream(partial)) {
+                progress.start(
+                        spec.name() + ".gz",
+                        response.headers().firstValueAsLong("content-length").orElse(-1));
+                try (InputStream in = response.body();
+                        OutputStream out = Files.newOutputStream(partial)) {
                     byte[] chunk = new byte[1 << 16];
                     for (int n; (n = in.read(chunk)) > 0; ) {
                         out.write(chunk, 0, n);
@@ -146,8 +156,10 @@ public final class DataFetcher {
                 try {
                     served = IdxReader.uncompressed(partial);
                 } catch (DataException e) {
-                    throw new DataException("the served " + spec.name() + ".gz cannot be unpacked: the download is"
-                            + " damaged or the server holds other files; it was not kept", e);
+                    throw new DataException(
+                            "the served " + spec.name() + ".gz cannot be unpacked: the download is"
+                                    + " damaged or the server holds other files; it was not kept",
+                            e);
                 }
                 Optional<String> difference = FashionMnist.difference(spec, served);
                 if (difference.isPresent()) {

@@ -55,7 +55,11 @@ public record DataLocator(Optional<Path> explicit, Map<String, String> env, Path
             }
             if (!FashionMnist.isComplete(dir)) {
                 throw new DataException("--data " + dir + " lacks some of the four Fashion-MNIST files ("
-                        + String.join(", ", FashionMnist.FILES.stream().map(FashionMnist.FileSpec::name).toList())
+                        + String.join(
+                                ", ",
+                                FashionMnist.FILES.stream()
+                                        .map(FashionMnist.FileSpec::name)
+                                        .toList())
                         + ", raw or .gz)");
             }
             return explicit;

@@ -8,8 +8,8 @@ public record Dataset(String name, byte[] pixels, byte[] labels, int count, int 
 
     public Dataset {
         if (pixels.length != (long) count * rows * cols || labels.length != count) {
-            throw new IllegalArgumentException(name + ": " + count + " images of " + rows + "×" + cols
-                    + " need " + (long) count * rows * cols + " pixel bytes and " + count + " labels");
+            throw new IllegalArgumentException(name + ": " + count + " images of " + rows + "×" + cols + " need "
+                    + (long) count * rows * cols + " pixel bytes and " + count + " labels");
         }
     }
 
@@ -29,8 +29,13 @@ public record Dataset(String name, byte[] pixels, byte[] labels, int count, int 
         if (n == count) {
             return this;
         }
-        return new Dataset(name, java.util.Arrays.copyOf(pixels, n * sampleLength()),
-                java.util.Arrays.copyOf(labels, n), n, rows, cols);
+        return new Dataset(
+                name,
+                java.util.Arrays.copyOf(pixels, n * sampleLength()),
+                java.util.Arrays.copyOf(labels, n),
+                n,
+                rows,
+                cols);
     }
 
     /** Writes sample {@code i} as floats in [0, 1] into {@code x[offset…]} and its label into {@code y[row]}. */

@@ -15,28 +15,25 @@ import java.util.Optional;
 public final class FashionMnist {
 
     /** One of the four files: its name, uncompressed size and SHA-256 of the uncompressed bytes. */
-    public record FileSpec(String name, long bytes, String sha256) {
-    }
+    public record FileSpec(String name, long bytes, String sha256) {}
 
-    public static final FileSpec TRAIN_IMAGES = new FileSpec("train-images-idx3-ubyte", 47_040_016,
-            "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888");
-    public static final FileSpec TRAIN_LABELS = new FileSpec("train-labels-idx1-ubyte", 60_008,
-            "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9");
-    public static final FileSpec TEST_IMAGES = new FileSpec("t10k-images-idx3-ubyte", 7_840_016,
-            "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b");
-    public static final FileSpec TEST_LABELS = new FileSpec("t10k-labels-idx1-ubyte", 10_008,
-            "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34");
+    public static final FileSpec TRAIN_IMAGES = new FileSpec(
+            "train-images-idx3-ubyte", 47_040_016, "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888");
+    public static final FileSpec TRAIN_LABELS = new FileSpec(
+            "train-labels-idx1-ubyte", 60_008, "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9");
+    public static final FileSpec TEST_IMAGES = new FileSpec(
+            "t10k-images-idx3-ubyte", 7_840_016, "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b");
+    public static final FileSpec TEST_LABELS = new FileSpec(
+            "t10k-labels-idx1-ubyte", 10_008, "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34");
     public static final List<FileSpec> FILES = List.of(TRAIN_IMAGES, TRAIN_LABELS, TEST_IMAGES, TEST_LABELS);
 
-    public static final List<String> CLASS_NAMES = List.of("t-shirt", "trouser", "pullover", "dress", "coat",
-            "sandal", "shirt", "sneaker", "bag", "ankle boot");
+    public static final List<String> CLASS_NAMES = List.of(
+            "t-shirt", "trouser", "pullover", "dress", "coat", "sandal", "shirt", "sneaker", "bag", "ankle boot");
 
     /** The training and the test set. */
-    public record Splits(Dataset train, Dataset test) {
-    }
+    public record Splits(Dataset train, Dataset test) {}
 
-    private FashionMnist() {
-    }
+    private FashionMnist() {}
 
     /** The file for {@code spec} in {@code dir}, raw or gzip-compressed, if there is one. */
     public static Optional<Path> find(Path dir, FileSpec spec) {
@@ -75,16 +72,17 @@ public final class FashionMnist {
         byte[] y = labels.data();
         for (int i = 0; i < y.length; i++) {
             if ((y[i] & 0xff) >= CLASS_NAMES.size()) {
-                throw new DataException(labelsSpec.name() + " in " + dir + ": label " + (y[i] & 0xff) + " of sample " + i
-                        + " is not one of the " + CLASS_NAMES.size() + " classes");
+                throw new DataException(labelsSpec.name() + " in " + dir + ": label " + (y[i] & 0xff) + " of sample "
+                        + i + " is not one of the " + CLASS_NAMES.size() + " classes");
             }
         }
         return new Dataset(split, images.data(), y, count, images.dims()[1], images.dims()[2]);
     }
 
     private static IdxReader.Idx read(Path dir, FileSpec spec, int dims, boolean verify) {
-        Path file = find(dir, spec).orElseThrow(() -> new DataException(
-                dir + " has no " + spec.name() + " (or .gz); the folder needs all four Fashion-MNIST files"));
+        Path file = find(dir, spec)
+                .orElseThrow(() -> new DataException(
+                        dir + " has no " + spec.name() + " (or .gz); the folder needs all four Fashion-MNIST files"));
         byte[] bytes = IdxReader.uncompressed(file);
         if (verify) {
             verify(file, spec, bytes);
@@ -109,7 +107,8 @@ public final class FashionMnist {
             return Optional.of(bytes.length + " bytes uncompressed, but " + spec.name() + " has " + spec.bytes());
         }
         String sha = sha256(bytes);
-        return sha.equals(spec.sha256()) ? Optional.empty()
+        return sha.equals(spec.sha256())
+                ? Optional.empty()
                 : Optional.of("SHA-256 " + sha + ", but " + spec.name() + " has " + spec.sha256());
     }
 

@@ -6,5 +6,4 @@ package org.multigpulab.core.data;
  * place in its epoch, from 1, as a {@link BatchIterator} hands them out. The arrays may be longer than
  * {@code size} samples: a batch iterator reuses them.
  */
-public record HostBatch(float[] x, float[] y, int size, int sampleLength, int number) {
-}
+public record HostBatch(float[] x, float[] y, int size, int sampleLength, int number) {}

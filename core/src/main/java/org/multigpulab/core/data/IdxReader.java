@@ -19,11 +19,9 @@ public final class IdxReader {
     private static final int UNSIGNED_BYTE = 0x08;
 
     /** An IDX file's dimensions and its data, uncompressed, header included in {@code fileBytes}. */
-    public record Idx(int[] dims, byte[] data, byte[] fileBytes) {
-    }
+    public record Idx(int[] dims, byte[] data, byte[] fileBytes) {}
 
-    private IdxReader() {
-    }
+    private IdxReader() {}
 
     /** The uncompressed bytes of {@code file}, gunzipped when it starts with the gzip magic number. */
     public static byte[] uncompressed(Path file) {

@@ -55,16 +55,13 @@ public interface ProcessGroup extends AutoCloseable {
         }
 
         @Override
-        public void allReduce(float[] data, int offset, int length) {
-        }
+        public void allReduce(float[] data, int offset, int length) {}
 
         @Override
-        public void allReduce(double[] data) {
-        }
+        public void allReduce(double[] data) {}
 
         @Override
-        public void broadcast(float[] data, int root) {
-        }
+        public void broadcast(float[] data, int root) {}
 
         @Override
         public void abort(String why, int exitCode) {
@@ -73,8 +70,7 @@ public interface ProcessGroup extends AutoCloseable {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
 
     /** Makes process groups of one kind, found with {@link ServiceLoader} by {@link #name()}. */

@@ -14,8 +14,8 @@ public record HostTensor(String name, int[] shape, float[] values) {
             size *= d;
         }
         if (size != values.length) {
-            throw new IllegalArgumentException(name + ": shape " + Arrays.toString(shape) + " holds " + size
-                    + " values, not " + values.length);
+            throw new IllegalArgumentException(
+                    name + ": shape " + Arrays.toString(shape) + " holds " + size + " values, not " + values.length);
         }
     }
 

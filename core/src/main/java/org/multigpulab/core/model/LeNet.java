@@ -41,29 +41,29 @@ public final class LeNet implements Model {
     /** The notebook's {@code lenet(X, params)}: X [N, 1, 28, 28] → logits [N, 10]. */
     @Override
     public Tensor forward(Tape tape, Tensor x, List<Tensor> params) {
-        return forward(tape, x, params, (name, t) -> { });
+        return forward(tape, x, params, (name, t) -> {});
     }
 
     /** {@link #forward(Tape, Tensor, List)}, telling {@code observer} every intermediate result. */
     public Tensor forward(Tape tape, Tensor x, List<Tensor> params, LayerObserver observer) {
-        Tensor h1Conv = Ops.conv2d(tape, x, params.get(0), params.get(1));        // [N, 20, 26, 26]
+        Tensor h1Conv = Ops.conv2d(tape, x, params.get(0), params.get(1)); // [N, 20, 26, 26]
         observer.output("h1_conv", h1Conv);
         Tensor h1Activation = Ops.relu(tape, h1Conv);
         observer.output("h1_activation", h1Activation);
-        Tensor h1 = Ops.avgPool2d(tape, h1Activation, 2, 2);                       // [N, 20, 13, 13]
+        Tensor h1 = Ops.avgPool2d(tape, h1Activation, 2, 2); // [N, 20, 13, 13]
         observer.output("h1", h1);
-        Tensor h2Conv = Ops.conv2d(tape, h1, params.get(2), params.get(3));        // [N, 50, 9, 9]
+        Tensor h2Conv = Ops.conv2d(tape, h1, params.get(2), params.get(3)); // [N, 50, 9, 9]
         observer.output("h2_conv", h2Conv);
         Tensor h2Activation = Ops.relu(tape, h2Conv);
         observer.output("h2_activation", h2Activation);
-        Tensor h2 = Ops.avgPool2d(tape, h2Activation, 2, 2);                       // [N, 50, 4, 4]
-        h2 = h2.reshape(h2.dim(0), h2.size() / h2.dim(0));                        // [N, 800]
+        Tensor h2 = Ops.avgPool2d(tape, h2Activation, 2, 2); // [N, 50, 4, 4]
+        h2 = h2.reshape(h2.dim(0), h2.size() / h2.dim(0)); // [N, 800]
         observer.output("h2", h2);
-        Tensor h3Linear = Ops.linear(tape, h2, params.get(4), params.get(5));      // [N, 128]
+        Tensor h3Linear = Ops.linear(tape, h2, params.get(4), params.get(5)); // [N, 128]
         observer.output("h3_linear", h3Linear);
         Tensor h3 = Ops.relu(tape, h3Linear);
         observer.output("h3", h3);
-        Tensor yHat = Ops.linear(tape, h3, params.get(6), params.get(7));         // [N, 10]
+        Tensor yHat = Ops.linear(tape, h3, params.get(6), params.get(7)); // [N, 10]
         observer.output("y_hat", yHat);
         return yHat;
     }

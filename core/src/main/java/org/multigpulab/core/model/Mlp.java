@@ -31,8 +31,8 @@ public final class Mlp implements Model {
     /** d2l's {@code net(X)}: X [N, 1, 28, 28] → logits [N, 10]. */
     @Override
     public Tensor forward(Tape tape, Tensor x, List<Tensor> params) {
-        Tensor flat = x.reshape(x.dim(0), INPUTS);                                  // [N, 784]
-        Tensor h = Ops.relu(tape, Ops.linear(tape, flat, params.get(0), params.get(1)));   // [N, 256]
-        return Ops.linear(tape, h, params.get(2), params.get(3));                 // [N, 10]
+        Tensor flat = x.reshape(x.dim(0), INPUTS); // [N, 784]
+        Tensor h = Ops.relu(tape, Ops.linear(tape, flat, params.get(0), params.get(1))); // [N, 256]
+        return Ops.linear(tape, h, params.get(2), params.get(3)); // [N, 10]
     }
 }

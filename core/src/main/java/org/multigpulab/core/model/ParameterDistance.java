@@ -5,8 +5,7 @@ import java.util.List;
 /** How far two sets of the same parameters are apart. Stateless. */
 public final class ParameterDistance {
 
-    private ParameterDistance() {
-    }
+    private ParameterDistance() {}
 
     /**
      * {@code ‖a − b‖ / ‖b‖} over all parameters taken as one vector, in double precision. The initial weights
@@ -23,7 +22,8 @@ public final class ParameterDistance {
         for (int p = 0; p < a.size(); p++) {
             float[] x = a.get(p).values(), y = b.get(p).values();
             if (x.length != y.length) {
-                throw new IllegalArgumentException(a.get(p).name() + " has " + x.length + " values against " + y.length);
+                throw new IllegalArgumentException(
+                        a.get(p).name() + " has " + x.length + " values against " + y.length);
             }
             for (int i = 0; i < x.length; i++) {
                 double d = (double) x[i] - y[i];

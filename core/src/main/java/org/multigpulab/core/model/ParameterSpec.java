@@ -57,8 +57,7 @@ public record ParameterSpec(String name, Init init, int... shape) {
         /** All zeros; draws nothing. */
         record Zeros() implements Init {
             @Override
-            public void fill(float[] values, Random random) {
-            }
+            public void fill(float[] values, Random random) {}
         }
     }
 }

@@ -42,8 +42,8 @@ public record UpdateDistance(List<Entry> tensors) {
      */
     public static UpdateDistance of(List<HostTensor> start, List<HostTensor> a, List<HostTensor> b) {
         if (a.size() != start.size() || b.size() != start.size()) {
-            throw new IllegalArgumentException(start.size() + " tensors at the start, " + a.size() + " and "
-                    + b.size() + " after training");
+            throw new IllegalArgumentException(
+                    start.size() + " tensors at the start, " + a.size() + " and " + b.size() + " after training");
         }
         List<Entry> entries = new ArrayList<>();
         for (int p = 0; p < start.size(); p++) {
@@ -54,13 +54,13 @@ public record UpdateDistance(List<Entry> tensors) {
 
     private static Entry entry(HostTensor start, HostTensor a, HostTensor b) {
         if (!a.name().equals(start.name()) || !b.name().equals(start.name())) {
-            throw new IllegalArgumentException("tensor " + start.name() + " at the start is " + a.name() + " and "
-                    + b.name() + " after training");
+            throw new IllegalArgumentException(
+                    "tensor " + start.name() + " at the start is " + a.name() + " and " + b.name() + " after training");
         }
         float[] s = start.values(), x = a.values(), y = b.values();
         if (x.length != s.length || y.length != s.length) {
-            throw new IllegalArgumentException(start.name() + " has " + s.length + " values at the start, "
-                    + x.length + " and " + y.length + " after training");
+            throw new IllegalArgumentException(start.name() + " has " + s.length + " values at the start, " + x.length
+                    + " and " + y.length + " after training");
         }
         double diff = 0, norm = 0;
         for (int i = 0; i < s.length; i++) {

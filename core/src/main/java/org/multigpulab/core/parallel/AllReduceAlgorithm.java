@@ -63,7 +63,7 @@ public interface AllReduceAlgorithm {
     AllReduceAlgorithm TREE = (buffers, tensor) -> {
         int n = Collectives.checkLengths(buffers);
         int k = buffers.size();
-        for (int i = k - 1; i > 0; i--) {            // children before parents: reduce upwards
+        for (int i = k - 1; i > 0; i--) { // children before parents: reduce upwards
             Buffer parent = buffers.get((i - 1) / 2);
             Device device = parent.device();
             try (Buffer staged = device.allocate(n)) {
@@ -71,7 +71,7 @@ public interface AllReduceAlgorithm {
                 device.commKernels().add(parent, staged, parent, n);
             }
         }
-        for (int i = 1; i < k; i++) {                // parents before children: broadcast downwards
+        for (int i = 1; i < k; i++) { // parents before children: broadcast downwards
             buffers.get(i).device().copyFromPeer(buffers.get((i - 1) / 2), buffers.get(i));
         }
     };
@@ -83,8 +83,9 @@ public interface AllReduceAlgorithm {
             case "spread" -> SPREAD;
             case "ring" -> RING;
             case "tree" -> TREE;
-            default -> throw new IllegalArgumentException("unknown allreduce algorithm '" + name
-                    + "'; choose naive, spread, ring or tree");
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown allreduce algorithm '" + name + "'; choose naive, spread, ring or tree");
         };
     }
 }

@@ -16,8 +16,7 @@ import org.multigpulab.device.Device;
  */
 public final class Collectives {
 
-    private Collectives() {
-    }
+    private Collectives() {}
 
     /**
      * {@code allReduce} with the notebook's algorithm, {@link AllReduceAlgorithm#NAIVE}: the notebook's
@@ -50,8 +49,8 @@ public final class Collectives {
         try (Buffer staged = rootDevice.allocate(n)) {
             for (Buffer other : buffers) {
                 if (other != sum) {
-                    rootDevice.copyFromPeer(other, staged);              // data[i].to(data[0].device)
-                    rootDevice.commKernels().add(sum, staged, sum, n);   // data[0][:] += ...
+                    rootDevice.copyFromPeer(other, staged); // data[i].to(data[0].device)
+                    rootDevice.commKernels().add(sum, staged, sum, n); // data[0][:] += ...
                 }
             }
         }
@@ -86,7 +85,7 @@ public final class Collectives {
         Buffer[] staged = new Buffer[k];
         try {
             for (int i = 0; i < k; i++) {
-                staged[i] = buffers.get(i).device().allocate(offsets[1] - offsets[0]);   // the longest chunk
+                staged[i] = buffers.get(i).device().allocate(offsets[1] - offsets[0]); // the longest chunk
             }
             for (int step = 0; step < k - 1; step++) {
                 // all devices send at once, then all add what they received, as one step of NCCL's ring does
@@ -94,8 +93,9 @@ public final class Collectives {
                     int to = (i + 1) % k;
                     int c = Math.floorMod(i - step - 1, k);
                     int length = offsets[c + 1] - offsets[c];
-                    buffers.get(to).device().copyFromPeer(buffers.get(i).slice(offsets[c], length),
-                            staged[to].slice(0, length));
+                    buffers.get(to)
+                            .device()
+                            .copyFromPeer(buffers.get(i).slice(offsets[c], length), staged[to].slice(0, length));
                 }
                 for (int i = 0; i < k; i++) {
                     int to = (i + 1) % k;
@@ -128,8 +128,11 @@ public final class Collectives {
                 int to = (i + 1) % k;
                 int c = Math.floorMod(i - step, k);
                 int length = offsets[c + 1] - offsets[c];
-                buffers.get(to).device().copyFromPeer(buffers.get(i).slice(offsets[c], length),
-                        buffers.get(to).slice(offsets[c], length));
+                buffers.get(to)
+                        .device()
+                        .copyFromPeer(
+                                buffers.get(i).slice(offsets[c], length),
+                                buffers.get(to).slice(offsets[c], length));
             }
         }
     }

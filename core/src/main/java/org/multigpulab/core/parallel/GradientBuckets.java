@@ -12,11 +12,9 @@ import java.util.List;
 public final class GradientBuckets {
 
     /** One bucket: where it lies in the gradients buffer, and which parameters it holds. */
-    public record Bucket(int index, int offset, int length, List<Integer> params) {
-    }
+    public record Bucket(int index, int offset, int length, List<Integer> params) {}
 
-    private GradientBuckets() {
-    }
+    private GradientBuckets() {}
 
     /** Buckets of at most {@code capBytes} (but never less than one parameter) over {@code replica}'s gradients. */
     public static List<Bucket> plan(Replica replica, long capBytes) {

@@ -34,9 +34,10 @@ public abstract sealed class GradientSync {
      * Synchronisation chosen by configuration: {@link #perParameter} when {@code bucketBytes} is 0, else
      * {@link #bucketed} in buckets of at most {@code bucketBytes}.
      */
-    public static GradientSync of(List<Replica> replicas, AllReduceAlgorithm algorithm, long bucketBytes,
-                                  ProcessGroup group) {
-        return bucketBytes == 0 ? perParameter(replicas, algorithm, group)
+    public static GradientSync of(
+            List<Replica> replicas, AllReduceAlgorithm algorithm, long bucketBytes, ProcessGroup group) {
+        return bucketBytes == 0
+                ? perParameter(replicas, algorithm, group)
                 : bucketed(replicas, algorithm, bucketBytes, group);
     }
 
@@ -54,8 +55,8 @@ public abstract sealed class GradientSync {
      * devices and then across the processes as soon as every device has all of its gradients, while the backward
      * pass goes on. Needs every parameter used once in the forward pass.
      */
-    public static GradientSync bucketed(List<Replica> replicas, AllReduceAlgorithm algorithm, long capBytes,
-                                        ProcessGroup group) {
+    public static GradientSync bucketed(
+            List<Replica> replicas, AllReduceAlgorithm algorithm, long capBytes, ProcessGroup group) {
         return new Bucketed(replicas, algorithm, capBytes, group);
     }
 
@@ -96,12 +97,11 @@ public abstract sealed class GradientSync {
         }
 
         @Override
-        public void prepareForBackward() {
-        }
+        public void prepareForBackward() {}
 
         @Override
         public Consumer<Tensor> hook(int device) {
-            return t -> { };
+            return t -> {};
         }
 
         @Override
@@ -109,8 +109,10 @@ public abstract sealed class GradientSync {
             Replica first = replicas.getFirst();
             for (int p = 0; p < first.params().size(); p++) {
                 int param = p;
-                allReduce("allreduce " + first.names().get(p),
-                        replicas.stream().map(r -> r.params().get(param).grad()).toList(), p);
+                allReduce(
+                        "allreduce " + first.names().get(p),
+                        replicas.stream().map(r -> r.params().get(param).grad()).toList(),
+                        p);
             }
             acrossProcesses(0, first.gradients().length());
         }
@@ -161,8 +163,12 @@ public abstract sealed class GradientSync {
             ready[device][p] = true;
             GradientBuckets.Bucket b = buckets.get(bucketOf[p]);
             if (--waiting[b.index()] == 0) {
-                allReduce("allreduce bucket " + b.index(),
-                        replicas.stream().map(r -> r.gradients().slice(b.offset(), b.length())).toList(), b.index());
+                allReduce(
+                        "allreduce bucket " + b.index(),
+                        replicas.stream()
+                                .map(r -> r.gradients().slice(b.offset(), b.length()))
+                                .toList(),
+                        b.index());
                 acrossProcesses(b.offset(), b.length());
             }
         }

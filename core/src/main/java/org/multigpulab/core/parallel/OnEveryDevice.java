@@ -7,7 +7,8 @@ import org.multigpulab.device.Device;
 record OnEveryDevice(List<Device.Range> open) implements AutoCloseable {
 
     static OnEveryDevice range(List<Replica> replicas, String name) {
-        return new OnEveryDevice(replicas.stream().map(r -> r.device().range(name)).toList());
+        return new OnEveryDevice(
+                replicas.stream().map(r -> r.device().range(name)).toList());
     }
 
     @Override

@@ -46,8 +46,8 @@ public final class Replica implements AutoCloseable {
         for (int i = 0; i < params.size(); i++) {
             HostTensor p = params.get(i);
             names.add(p.name());
-            tensors.add(Tensor.parameter(device.upload(p.values()), gradients.slice(offsets[i], p.values().length),
-                    p.shape()));
+            tensors.add(Tensor.parameter(
+                    device.upload(p.values()), gradients.slice(offsets[i], p.values().length), p.shape()));
         }
         return new Replica(device, List.copyOf(names), List.copyOf(tensors), gradients);
     }

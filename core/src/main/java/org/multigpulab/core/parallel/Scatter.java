@@ -13,8 +13,7 @@ import org.multigpulab.device.Device;
  */
 public final class Scatter {
 
-    private Scatter() {
-    }
+    private Scatter() {}
 
     /**
      * The rows each of {@code devices} devices gets.
@@ -42,18 +41,19 @@ public final class Scatter {
      */
     public static int[] shardSizes(int rows, double[] weights) {
         int k = weights.length;
-        shardSizes(rows, k);   // rejects fewer rows than devices
+        shardSizes(rows, k); // rejects fewer rows than devices
         double total = 0;
         for (double w : weights) {
             if (!(w > 0) || Double.isInfinite(w)) {
-                throw new IllegalArgumentException("shares must be positive and finite, got " + java.util.Arrays.toString(weights));
+                throw new IllegalArgumentException(
+                        "shares must be positive and finite, got " + java.util.Arrays.toString(weights));
             }
             total += w;
         }
         int[] sizes = new int[k];
         double[] remainder = new double[k];
         int given = 0;
-        int spare = rows - k;   // one row each first, the rest by weight
+        int spare = rows - k; // one row each first, the rest by weight
         for (int i = 0; i < k; i++) {
             double exact = spare * weights[i] / total;
             sizes[i] = 1 + (int) Math.floor(exact);

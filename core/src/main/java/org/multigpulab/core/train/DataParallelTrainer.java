@@ -53,10 +53,10 @@ public final class DataParallelTrainer implements AutoCloseable {
         checkFits(model, params);
         this.devices = List.copyOf(devices);
         this.model = model;
-        this.deviceParams = devices.stream().map(d -> Replica.getParams(params, d)).toList();
+        this.deviceParams =
+                devices.stream().map(d -> Replica.getParams(params, d)).toList();
         this.config = config;
-        this.gradients = GradientSync.of(deviceParams, config.allReduce(), config.bucketBytes(),
-                config.processGroup());
+        this.gradients = GradientSync.of(deviceParams, config.allReduce(), config.bucketBytes(), config.processGroup());
     }
 
     private static void checkFits(Model model, List<HostTensor> params) {
@@ -68,7 +68,8 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
         if (!fits) {
             throw new IllegalArgumentException("these parameters are not " + model.name() + "'s: it has " + specs
-                    + ", they are " + params.stream().map(p -> p.name() + " " + p.shapeText()).toList());
+                    + ", they are "
+                    + params.stream().map(p -> p.name() + " " + p.shapeText()).toList());
         }
     }
 
@@ -100,8 +101,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     }
 
     /** What one mini-batch gave: summed loss and correct predictions over this process's shards. */
-    public record BatchStats(double lossSum, int correct, int samples) {
-    }
+    public record BatchStats(double lossSum, int correct, int samples) {}
 
     /**
      * The notebook's {@code train_batch(X, y, device_params, devices, lr)}, for batch {@code batch.number()} of
@@ -139,8 +139,11 @@ public final class DataParallelTrainer implements AutoCloseable {
         for (int r = 0; r < group.rank(); r++) {
             firstRow += perProcess[r];
         }
-        List<Shard> shards = Scatter.splitBatch(batch, deviceParams.stream().map(Replica::workspace).toList(),
-                Scatter.shardSizes(perProcess[group.rank()], devices.size()), firstRow);
+        List<Shard> shards = Scatter.splitBatch(
+                batch,
+                deviceParams.stream().map(Replica::workspace).toList(),
+                Scatter.shardSizes(perProcess[group.rank()], devices.size()),
+                firstRow);
         List<DeviceStep> steps = new ArrayList<>();
         for (int i = 0; i < shards.size(); i++) {
             steps.add(new DeviceStep(deviceParams.get(i), shards.get(i)));
@@ -184,8 +187,12 @@ public final class DataParallelTrainer implements AutoCloseable {
     public TrainResult train(FashionMnist.Splits data, TrainingListener listener) {
         checkBatchesSplit(data.train().count());
         int batches = BatchIterator.batchesPerEpoch(data.train().count(), config.batchSize());
-        listener.onStart(new TrainingListener.Start(deviceIds(), config.epochs(), batches,
-                data.train().count(), data.test().count()));
+        listener.onStart(new TrainingListener.Start(
+                deviceIds(),
+                config.epochs(),
+                batches,
+                data.train().count(),
+                data.test().count()));
         Random shuffle = new Random(config.seed());
         List<TrainingListener.EpochDone> epochs = new ArrayList<>();
         for (int epoch = 1; epoch <= config.epochs(); epoch++) {
@@ -200,8 +207,8 @@ public final class DataParallelTrainer implements AutoCloseable {
                 devices.forEach(Device::synchronize);
                 lossSum += stats.lossSum();
                 correct += stats.correct();
-                listener.onBatch(new TrainingListener.BatchDone(epoch, batch.number(), batches, stats.samples(),
-                        stats.lossSum(), stats.correct()));
+                listener.onBatch(new TrainingListener.BatchDone(
+                        epoch, batch.number(), batches, stats.samples(), stats.lossSum(), stats.correct()));
             }
             double wallSec = (System.nanoTime() - start) / 1e9;
             double simSec = simulatedNow() - simStart;
@@ -211,12 +218,21 @@ public final class DataParallelTrainer implements AutoCloseable {
             correct = Math.round(sums[1]);
             // Verify the model on GPU 0
             double testAcc = evaluateAccuracy(data.test());
-            TrainingListener.EpochDone done = new TrainingListener.EpochDone(epoch, config.epochs(),
-                    lossSum / data.train().count(), (double) correct / data.train().count(), testAcc, wallSec, simSec);
+            TrainingListener.EpochDone done = new TrainingListener.EpochDone(
+                    epoch,
+                    config.epochs(),
+                    lossSum / data.train().count(),
+                    (double) correct / data.train().count(),
+                    testAcc,
+                    wallSec,
+                    simSec);
             epochs.add(done);
             listener.onEpoch(done);
         }
-        return new TrainResult(deviceIds(), List.copyOf(epochs), timeline().map(Timeline::description).orElse(null));
+        return new TrainResult(
+                deviceIds(),
+                List.copyOf(epochs),
+                timeline().map(Timeline::description).orElse(null));
     }
 
     /** The simulated time of the devices, when a cost model times them (backend {@code sim}). */
@@ -270,8 +286,9 @@ public final class DataParallelTrainer implements AutoCloseable {
         int k = devices.size() * processes;
         if (config.batchSize() < k) {
             throw new IllegalArgumentException("a batch of " + config.batchSize() + " cannot be split over " + k
-                    + " devices" + (processes > 1 ? " (" + devices.size() + " in each of " + processes
-                    + " processes)" : "") + "; use --batch-size " + k + " or more");
+                    + " devices"
+                    + (processes > 1 ? " (" + devices.size() + " in each of " + processes + " processes)" : "")
+                    + "; use --batch-size " + k + " or more");
         }
         int last = samples % config.batchSize();
         if (last != 0 && last < k) {

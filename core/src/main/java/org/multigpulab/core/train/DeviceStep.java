@@ -39,8 +39,8 @@ final class DeviceStep implements AutoCloseable {
         try (Device.Range r = device().range("forward")) {
             tape = Tape.training(replica.workspace());
             Tensor x = Tensor.of(shard.x(), false, shard.size(), 1, Model.IMAGE_SIZE, Model.IMAGE_SIZE);
-            logits = model.forward(tape, x, replica.params());                 // [N, 10]
-            loss = Ops.crossEntropySum(tape, logits, labels());                // [N], summed by backward
+            logits = model.forward(tape, x, replica.params()); // [N, 10]
+            loss = Ops.crossEntropySum(tape, logits, labels()); // [N], summed by backward
         }
     }
 

@@ -23,8 +23,7 @@ final class StepChecks {
         }
     }
 
-    private StepChecks() {
-    }
+    private StepChecks() {}
 
     static void finiteLoss(double lossSum, Device device, Position at, float lr) {
         if (!Double.isFinite(lossSum)) {
@@ -42,8 +41,9 @@ final class StepChecks {
         try {
             for (int p = 0; p < params.size(); p++) {
                 Tensor t = params.get(p);
-                replica.device().kernels().gemm(false, true, 1, 1, t.size(), 1f, t.grad(), t.grad(), 0f,
-                        norms.slice(p, 1));
+                replica.device()
+                        .kernels()
+                        .gemm(false, true, 1, 1, t.size(), 1f, t.grad(), t.grad(), 0f, norms.slice(p, 1));
             }
             float[] host = replica.device().download(norms);
             for (int p = 0; p < params.size(); p++) {
@@ -63,8 +63,10 @@ final class StepChecks {
             List<HostTensor> other = replica.download();
             for (int p = 0; p < reference.size(); p++) {
                 if (!Arrays.equals(reference.get(p).values(), other.get(p).values())) {
-                    throw new IllegalStateException("after " + at + " the replica on " + replica.device().id()
-                            + " differs from " + replicas.getFirst().device().id() + " in " + reference.get(p).name()
+                    throw new IllegalStateException("after " + at + " the replica on "
+                            + replica.device().id()
+                            + " differs from " + replicas.getFirst().device().id() + " in "
+                            + reference.get(p).name()
                             + ": the allreduce did not reach every replica");
                 }
             }

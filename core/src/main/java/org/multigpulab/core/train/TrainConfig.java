@@ -14,8 +14,16 @@ import org.multigpulab.core.parallel.AllReduceAlgorithm;
  *
  * <p>Immutable: the {@code with} methods return a changed copy. The constructor rejects values that cannot train.
  */
-public record TrainConfig(int epochs, int batchSize, float lr, long seed, boolean shuffle, boolean checkReplicas,
-                          AllReduceAlgorithm allReduce, long bucketBytes, ProcessGroup processGroup) {
+public record TrainConfig(
+        int epochs,
+        int batchSize,
+        float lr,
+        long seed,
+        boolean shuffle,
+        boolean checkReplicas,
+        AllReduceAlgorithm allReduce,
+        long bucketBytes,
+        ProcessGroup processGroup) {
 
     public TrainConfig {
         if (epochs <= 0) {
@@ -45,36 +53,44 @@ public record TrainConfig(int epochs, int batchSize, float lr, long seed, boolea
     }
 
     public TrainConfig withEpochs(int epochs) {
-        return new TrainConfig(epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+        return new TrainConfig(
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
     }
 
     public TrainConfig withBatchSize(int batchSize) {
-        return new TrainConfig(epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+        return new TrainConfig(
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
     }
 
     public TrainConfig withLr(float lr) {
-        return new TrainConfig(epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+        return new TrainConfig(
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
     }
 
     public TrainConfig withSeed(long seed) {
-        return new TrainConfig(epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+        return new TrainConfig(
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
     }
 
     public TrainConfig withShuffle(boolean shuffle) {
-        return new TrainConfig(epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+        return new TrainConfig(
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
     }
 
     public TrainConfig withCheckReplicas(boolean checkReplicas) {
-        return new TrainConfig(epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+        return new TrainConfig(
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
     }
 
     public TrainConfig withAllReduce(AllReduceAlgorithm allReduce) {
-        return new TrainConfig(epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+        return new TrainConfig(
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
     }
 
     /** Buckets of at most {@code bucketBytes} while the backward pass runs; 0 for none. */
     public TrainConfig withBucketBytes(long bucketBytes) {
-        return new TrainConfig(epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+        return new TrainConfig(
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
     }
 
     /**
@@ -82,6 +98,7 @@ public record TrainConfig(int epochs, int batchSize, float lr, long seed, boolea
      * global batch, and all must start from the same parameters.
      */
     public TrainConfig withProcessGroup(ProcessGroup processGroup) {
-        return new TrainConfig(epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+        return new TrainConfig(
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
     }
 }

@@ -2,9 +2,8 @@ package org.multigpulab.core.train;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
-import java.util.Locale;
-
 import java.util.List;
+import java.util.Locale;
 import org.multigpulab.device.DeviceId;
 
 /**
@@ -19,12 +18,18 @@ public record TrainResult(List<DeviceId> devices, List<TrainingListener.EpochDon
     }
 
     public double secPerEpoch() {
-        return epochs.stream().mapToDouble(TrainingListener.EpochDone::wallSec).average().orElseThrow();
+        return epochs.stream()
+                .mapToDouble(TrainingListener.EpochDone::wallSec)
+                .average()
+                .orElseThrow();
     }
 
     /** Mean simulated seconds per epoch, {@code NaN} on real devices. */
     public double simulatedSecPerEpoch() {
-        return epochs.stream().mapToDouble(TrainingListener.EpochDone::simSec).average().orElseThrow();
+        return epochs.stream()
+                .mapToDouble(TrainingListener.EpochDone::simSec)
+                .average()
+                .orElseThrow();
     }
 
     /**
@@ -32,14 +37,17 @@ public record TrainResult(List<DeviceId> devices, List<TrainingListener.EpochDon
      * the modelled ones would take: {@code (simulated 2× T4 over PCIe 3: 1.2 sec/epoch)}.
      */
     public String summaryLine() {
-        String line = String.format(Locale.ROOT, "test acc: %.2f, %.1f sec/epoch on %s",
-                finalTestAcc(), secPerEpoch(), devices);
-        return simulated == null ? line
+        String line = String.format(
+                Locale.ROOT, "test acc: %.2f, %.1f sec/epoch on %s", finalTestAcc(), secPerEpoch(), devices);
+        return simulated == null
+                ? line
                 : line + " (simulated " + simulated + ": " + seconds(simulatedSecPerEpoch()) + " sec/epoch)";
     }
 
     /** Two significant digits below ten seconds ({@code 0.34}, {@code 1.2}), tenths above. */
     public static String seconds(double s) {
-        return s >= 10 ? String.format(Locale.ROOT, "%.1f", s) : new BigDecimal(s).round(new MathContext(2)).toPlainString();
+        return s >= 10
+                ? String.format(Locale.ROOT, "%.1f", s)
+                : new BigDecimal(s).round(new MathContext(2)).toPlainString();
     }
 }

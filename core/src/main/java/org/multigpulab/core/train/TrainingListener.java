@@ -10,29 +10,23 @@ import org.multigpulab.device.DeviceId;
 public interface TrainingListener {
 
     /** Training starts: the devices, and how many batches each epoch has. */
-    record Start(List<DeviceId> devices, int epochs, int batchesPerEpoch, int trainSamples, int testSamples) {
-    }
+    record Start(List<DeviceId> devices, int epochs, int batchesPerEpoch, int trainSamples, int testSamples) {}
 
     /** A mini-batch finished: its summed loss and number of correct predictions over {@code samples}. */
-    record BatchDone(int epoch, int batch, int batchesPerEpoch, int samples, double lossSum, int correct) {
-    }
+    record BatchDone(int epoch, int batch, int batchesPerEpoch, int samples, double lossSum, int correct) {}
 
     /**
      * An epoch finished: mean training loss and accuracy, test accuracy on device 0, its wall seconds and, on
      * simulated GPUs, its simulated seconds ({@code NaN} on real devices).
      */
-    record EpochDone(int epoch, int epochs, double trainLoss, double trainAcc, double testAcc, double wallSec,
-                     double simSec) {
-    }
+    record EpochDone(
+            int epoch, int epochs, double trainLoss, double trainAcc, double testAcc, double wallSec, double simSec) {}
 
-    default void onStart(Start start) {
-    }
+    default void onStart(Start start) {}
 
-    default void onBatch(BatchDone batch) {
-    }
+    default void onBatch(BatchDone batch) {}
 
-    default void onEpoch(EpochDone epoch) {
-    }
+    default void onEpoch(EpochDone epoch) {}
 
     /** Several listeners as one, called in order. */
     static TrainingListener all(List<TrainingListener> listeners) {

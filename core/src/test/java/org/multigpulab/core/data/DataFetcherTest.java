@@ -33,8 +33,7 @@ class DataFetcherTest {
 
     private final DataFetcher.Progress progress = new DataFetcher.Progress() {
         @Override
-        public void start(String file, long totalBytes) {
-        }
+        public void start(String file, long totalBytes) {}
 
         @Override
         public void advance(long bytes) {
@@ -42,8 +41,7 @@ class DataFetcherTest {
         }
 
         @Override
-        public void done() {
-        }
+        public void done() {}
 
         @Override
         public void say(String line) {
@@ -96,11 +94,13 @@ class DataFetcherTest {
 
     @Test
     void aDownloadThatIsNotFashionMnistIsRefusedAndLeavesNothingBehind() throws IOException {
-        byte[] body = gzip(TinyIdx.images(2));   // a valid IDX file, but not the published one
+        byte[] body = gzip(TinyIdx.images(2)); // a valid IDX file, but not the published one
         DataException e = fetchRefused(name -> body);
         assertTrue(e.getMessage().contains("SHA-256") || e.getMessage().contains("bytes uncompressed"), e.getMessage());
-        assertTrue(e.getMessage().contains("apt-get install dataset-fashion-mnist")
-                && e.getMessage().contains("--data DIR"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("apt-get install dataset-fashion-mnist")
+                        && e.getMessage().contains("--data DIR"),
+                e.getMessage());
         assertEquals(body.length, bytesSeen, "progress saw every byte");
         assertCacheEmpty();
     }
@@ -115,12 +115,19 @@ class DataFetcherTest {
         Path cache = Files.createDirectories(locator().cacheDir());
         Path earlier = cache.resolve(FashionMnist.TRAIN_IMAGES.name() + ".gz");
         Files.write(earlier, gzip(TinyIdx.images(2)));
-        DataException e = fetchRefused(name -> gzip(new byte[(int) FashionMnist.FILES.stream()
-                .filter(f -> f.name().equals(name)).findFirst().orElseThrow().bytes()]));
+        DataException e = fetchRefused(name -> gzip(
+                new byte
+                        [(int) FashionMnist.FILES.stream()
+                                .filter(f -> f.name().equals(name))
+                                .findFirst()
+                                .orElseThrow()
+                                .bytes()]));
         FashionMnist.FileSpec refused = FashionMnist.TRAIN_LABELS;
         String zeros = FashionMnist.sha256(new byte[(int) refused.bytes()]);
-        assertTrue(e.getMessage().contains("the served " + refused.name() + ".gz has SHA-256 " + zeros)
-                && e.getMessage().contains(refused.sha256()) && e.getMessage().contains("it was not kept"),
+        assertTrue(
+                e.getMessage().contains("the served " + refused.name() + ".gz has SHA-256 " + zeros)
+                        && e.getMessage().contains(refused.sha256())
+                        && e.getMessage().contains("it was not kept"),
                 e.getMessage());
         assertFalse(e.getMessage().contains("delete it"), "nothing was kept to delete: " + e.getMessage());
         try (var left = Files.list(cache)) {
@@ -131,8 +138,9 @@ class DataFetcherTest {
     @Test
     void aDownloadThatIsNotGzipIsRefusedWithoutNamingATemporaryFile() throws IOException {
         byte[] body = gzip(TinyIdx.images(2));
-        DataException e = fetchRefused(name -> java.util.Arrays.copyOf(body, body.length / 2));   // cut short
-        assertTrue(e.getMessage().contains("cannot be unpacked") && e.getMessage().contains("it was not kept"),
+        DataException e = fetchRefused(name -> java.util.Arrays.copyOf(body, body.length / 2)); // cut short
+        assertTrue(
+                e.getMessage().contains("cannot be unpacked") && e.getMessage().contains("it was not kept"),
                 e.getMessage());
         assertFalse(e.getMessage().contains(".part"), "the temporary file is gone: " + e.getMessage());
         assertCacheEmpty();
@@ -140,9 +148,11 @@ class DataFetcherTest {
 
     @Test
     void noServerAtAllEndsInOneMessageSayingWhatToDo() {
-        DataException e = assertThrows(DataException.class,
-                () -> new DataFetcher(locator(), progress, "http://127.0.0.1:9/", false).fetch());
-        assertTrue(e.getMessage().startsWith("Fashion-MNIST is not on this machine and could not be fetched"), e.getMessage());
+        DataException e = assertThrows(
+                DataException.class, () -> new DataFetcher(locator(), progress, "http://127.0.0.1:9/", false).fetch());
+        assertTrue(
+                e.getMessage().startsWith("Fashion-MNIST is not on this machine and could not be fetched"),
+                e.getMessage());
         assertFalse(said.isEmpty(), "the user is told what is being tried");
     }
 }

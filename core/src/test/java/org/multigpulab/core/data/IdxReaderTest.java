@@ -9,8 +9,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +22,8 @@ class IdxReaderTest {
     private String failure(byte[] bytes, int dims) throws IOException {
         Path file = dir.resolve("bad");
         Files.write(file, bytes);
-        return assertThrows(DataException.class, () -> IdxReader.read(file, dims)).getMessage();
+        return assertThrows(DataException.class, () -> IdxReader.read(file, dims))
+                .getMessage();
     }
 
     @Test
@@ -54,7 +55,8 @@ class IdxReaderTest {
         byte[] zero = TinyIdx.idx(new int[] {0, 28, 28}, new byte[0]);
         assertTrue(failure(zero, 3).contains("not a positive size"));
         String bad = failure(new byte[] {0x1f, (byte) 0x8b, 8, 0, 1, 2, 3}, 3);
-        assertTrue(bad.contains("damaged gzip") && bad.contains(dir.resolve("bad").toString()), bad);
+        assertTrue(
+                bad.contains("damaged gzip") && bad.contains(dir.resolve("bad").toString()), bad);
     }
 
     @Test
@@ -69,11 +71,14 @@ class IdxReaderTest {
     @Test
     void checksumsRejectFilesThatAreNotFashionMnist() throws IOException {
         TinyIdx.folder(dir);
-        String m = assertThrows(DataException.class, () -> FashionMnist.load(dir, true)).getMessage();
+        String m = assertThrows(DataException.class, () -> FashionMnist.load(dir, true))
+                .getMessage();
         assertTrue(m.contains("train-images-idx3-ubyte") && m.contains("delete it"), m);
         byte[] exactSize = new byte[(int) FashionMnist.TRAIN_LABELS.bytes()];
-        m = assertThrows(DataException.class, () -> FashionMnist.verify(dir.resolve("x"), FashionMnist.TRAIN_LABELS,
-                exactSize)).getMessage();
+        m = assertThrows(
+                        DataException.class,
+                        () -> FashionMnist.verify(dir.resolve("x"), FashionMnist.TRAIN_LABELS, exactSize))
+                .getMessage();
         assertTrue(m.contains("SHA-256") && m.contains(FashionMnist.TRAIN_LABELS.sha256()), m);
     }
 
@@ -81,10 +86,13 @@ class IdxReaderTest {
     void imagesAndLabelsMustAgreeAndLabelsMustBeClasses() throws IOException {
         TinyIdx.folder(dir);
         TinyIdx.write(dir.resolve("t10k-labels-idx1-ubyte"), TinyIdx.labels(4), false);
-        assertTrue(assertThrows(DataException.class, () -> FashionMnist.load(dir, false)).getMessage()
+        assertTrue(assertThrows(DataException.class, () -> FashionMnist.load(dir, false))
+                .getMessage()
                 .contains("5 images but 4 labels"));
-        TinyIdx.write(dir.resolve("t10k-labels-idx1-ubyte"), TinyIdx.idx(new int[] {5}, new byte[] {1, 2, 3, 10, 0}), false);
-        assertTrue(assertThrows(DataException.class, () -> FashionMnist.load(dir, false)).getMessage()
+        TinyIdx.write(
+                dir.resolve("t10k-labels-idx1-ubyte"), TinyIdx.idx(new int[] {5}, new byte[] {1, 2, 3, 10, 0}), false);
+        assertTrue(assertThrows(DataException.class, () -> FashionMnist.load(dir, false))
+                .getMessage()
                 .contains("label 10 of sample 3"));
     }
 
@@ -99,8 +107,10 @@ class IdxReaderTest {
 
         Path empty = Files.createDirectories(dir.resolve("empty"));
         DataLocator explicit = new DataLocator(Optional.of(empty), Map.of(DataLocator.ENV_VAR, env.toString()), home);
-        assertTrue(assertThrows(DataException.class, explicit::locate).getMessage().contains("lacks some"));
+        assertTrue(
+                assertThrows(DataException.class, explicit::locate).getMessage().contains("lacks some"));
         DataLocator missing = new DataLocator(Optional.of(dir.resolve("nope")), Map.of(), home);
-        assertTrue(assertThrows(DataException.class, missing::locate).getMessage().contains("is not a folder"));
+        assertTrue(
+                assertThrows(DataException.class, missing::locate).getMessage().contains("is not a folder"));
     }
 }

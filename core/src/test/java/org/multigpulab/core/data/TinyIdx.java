@@ -10,8 +10,7 @@ import java.util.zip.GZIPOutputStream;
 /** Writes small IDX files for tests: a folder of four files shaped like Fashion-MNIST. */
 final class TinyIdx {
 
-    private TinyIdx() {
-    }
+    private TinyIdx() {}
 
     static byte[] idx(int[] dims, byte[] data) {
         ByteBuffer b = ByteBuffer.allocate(4 + 4 * dims.length + data.length);

@@ -32,7 +32,9 @@ class MlpTest {
         Mlp mlp = new Mlp();
         assertEquals(203_530, mlp.parameterCount());
         List<HostTensor> params = mlp.initParams(0);
-        assertEquals(List.of("W1", "b1", "W2", "b2"), params.stream().map(HostTensor::name).toList());
+        assertEquals(
+                List.of("W1", "b1", "W2", "b2"),
+                params.stream().map(HostTensor::name).toList());
         assertEquals("[784, 256]", params.get(0).shapeText());
         double sumSq = 0;
         for (float v : params.get(0).values()) {
@@ -59,13 +61,15 @@ class MlpTest {
         Device device = Synthetic.sim(1).getFirst();
         long seed = System.nanoTime();
         Random random = new Random(seed);
-        List<HostTensor> init = mlp.initParams(3).stream().map(p -> {
-            float[] v = p.values().clone();
-            for (int i = 0; i < v.length; i++) {
-                v[i] = (float) random.nextGaussian() * 0.05f;
-            }
-            return new HostTensor(p.name(), p.shape(), v);
-        }).toList();
+        List<HostTensor> init = mlp.initParams(3).stream()
+                .map(p -> {
+                    float[] v = p.values().clone();
+                    for (int i = 0; i < v.length; i++) {
+                        v[i] = (float) random.nextGaussian() * 0.05f;
+                    }
+                    return new HostTensor(p.name(), p.shape(), v);
+                })
+                .toList();
         HostBatch batch = new BatchIterator(Synthetic.images("t", BATCH, 5), BATCH).next();
         try (Replica replica = Replica.getParams(init, device)) {
             Tensor x = Tensor.of(device.upload(batch.x()), false, BATCH, 1, 28, 28);
@@ -73,7 +77,8 @@ class MlpTest {
             try (Tape tape = Tape.training(replica.workspace())) {
                 tape.backward(Ops.crossEntropySum(tape, mlp.forward(tape, x, replica.params()), y));
             }
-            List<double[]> at = init.stream().map(p -> Reference.wide(p.values())).toList();
+            List<double[]> at =
+                    init.stream().map(p -> Reference.wide(p.values())).toList();
             double[] images = Reference.wide(batch.x()), labels = Reference.wide(batch.y());
             double h = 1e-6;
             for (int p = 0; p < init.size(); p++) {
@@ -86,9 +91,14 @@ class MlpTest {
                     terms += Math.abs(g[i] * v[i]);
                 }
                 double numeric = (referenceLoss(shifted(at, p, v, h), images, labels)
-                        - referenceLoss(shifted(at, p, v, -h), images, labels)) / (2 * h);
-                assertEquals(numeric, analytic, 1e-3 * terms, "the gradient of " + init.get(p).name()
-                        + " along a random direction in it alone; random seed " + seed);
+                                - referenceLoss(shifted(at, p, v, -h), images, labels))
+                        / (2 * h);
+                assertEquals(
+                        numeric,
+                        analytic,
+                        1e-3 * terms,
+                        "the gradient of " + init.get(p).name() + " along a random direction in it alone; random seed "
+                                + seed);
             }
         } finally {
             device.close();
@@ -109,11 +119,16 @@ class MlpTest {
 
     /** The MLP's summed loss in float64, as {@link Mlp#forward} computes it. */
     private static double referenceLoss(List<double[]> w, double[] x, double[] labels) {
-        double[] h = Reference.reluForward(Reference.biasAdd(Reference.gemm(false, false, BATCH, 256, 784, 1, x,
-                w.get(0), 0, null), w.get(1), new BiasShape(BATCH, 256, 1)));                    // [N, 256]
-        double[] logits = Reference.biasAdd(Reference.gemm(false, false, BATCH, 10, 256, 1, h, w.get(2), 0, null),
-                w.get(3), new BiasShape(BATCH, 10, 1));                                          // [N, 10]
-        return java.util.Arrays.stream(Reference.softmaxCrossEntropyForward(logits, labels, BATCH, 10)).sum();
+        double[] h = Reference.reluForward(Reference.biasAdd(
+                Reference.gemm(false, false, BATCH, 256, 784, 1, x, w.get(0), 0, null),
+                w.get(1),
+                new BiasShape(BATCH, 256, 1))); // [N, 256]
+        double[] logits = Reference.biasAdd(
+                Reference.gemm(false, false, BATCH, 10, 256, 1, h, w.get(2), 0, null),
+                w.get(3),
+                new BiasShape(BATCH, 10, 1)); // [N, 10]
+        return java.util.Arrays.stream(Reference.softmaxCrossEntropyForward(logits, labels, BATCH, 10))
+                .sum();
     }
 
     /**
@@ -124,7 +139,9 @@ class MlpTest {
     void learnsSyntheticImagesThroughTheSameTrainerOnTwoGpus() {
         TrainResult result = train(Synthetic.splits(1024, 256), 2, 64);
         assertTrue(result.finalTestAcc() > 0.8, "well above chance (0.1): " + result.epochs());
-        assertTrue(result.epochs().getLast().trainLoss() < result.epochs().getFirst().trainLoss(),
+        assertTrue(
+                result.epochs().getLast().trainLoss()
+                        < result.epochs().getFirst().trainLoss(),
                 result.epochs().toString());
     }
 
@@ -136,16 +153,17 @@ class MlpTest {
     @Test
     void learnsFashionMnistThroughTheSameTrainerOnTwoGpus() {
         FashionMnist.Splits all = FashionMnist.load(Synthetic.realDataDir(), true);
-        TrainResult result = train(new FashionMnist.Splits(all.train().first(6400), all.test().first(1000)), 2, 64);
+        TrainResult result = train(
+                new FashionMnist.Splits(all.train().first(6400), all.test().first(1000)), 2, 64);
         assertTrue(result.finalTestAcc() > 0.6, "well above chance (0.1): " + result.epochs());
     }
 
     private static TrainResult train(FashionMnist.Splits data, int epochs, int batchSize) {
         Mlp mlp = new Mlp();
         List<Device> devices = Synthetic.sim(2);
-        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, mlp, mlp.initParams(1),
-                new TrainConfig(epochs, batchSize, 0.2f, 1, true, true))) {
-            return trainer.train(data, new TrainingListener() { });
+        try (DataParallelTrainer trainer = new DataParallelTrainer(
+                devices, mlp, mlp.initParams(1), new TrainConfig(epochs, batchSize, 0.2f, 1, true, true))) {
+            return trainer.train(data, new TrainingListener() {});
         } finally {
             devices.forEach(Device::close);
         }
@@ -155,10 +173,12 @@ class MlpTest {
     void theTrainerRefusesParametersOfAnotherModel() {
         List<Device> devices = Synthetic.sim(1);
         try {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new DataParallelTrainer(
-                    devices, new Mlp(), new LeNet().initParams(0), TrainConfig.notebook()));
-            assertTrue(e.getMessage().startsWith("these parameters are not MLP's: it has [W1 [784, 256]"),
-                    e.getMessage());
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> new DataParallelTrainer(
+                            devices, new Mlp(), new LeNet().initParams(0), TrainConfig.notebook()));
+            assertTrue(
+                    e.getMessage().startsWith("these parameters are not MLP's: it has [W1 [784, 256]"), e.getMessage());
         } finally {
             devices.forEach(Device::close);
         }

@@ -44,12 +44,14 @@ class UpdateDistanceTest {
         List<HostTensor> wrong = spoilTheUpdateOf("b4", start, right);
 
         // 4.7e-5: within a bound of 1e-4 on this measure, though b4 moved 10 % too far
-        assertTrue(ParameterDistance.relative(wrong, right) < 1e-4,
+        assertTrue(
+                ParameterDistance.relative(wrong, right) < 1e-4,
                 "the norm of all parameters hardly moves: " + ParameterDistance.relative(wrong, right));
         UpdateDistance d = UpdateDistance.of(start, wrong, right);
         assertEquals("b4", d.worst().name(), d.toString());
         assertEquals(0.1, d.worst().relative(), 1e-5, d.toString());
-        assertTrue(d.tensors().stream().filter(e -> !e.name().equals("b4")).allMatch(e -> e.relative() == 0),
+        assertTrue(
+                d.tensors().stream().filter(e -> !e.name().equals("b4")).allMatch(e -> e.relative() == 0),
                 d.toString());
         assertTrue(d.toString().startsWith("worst b4 0.10 (W1 0.0, b1 0.0, "), d.toString());
     }
@@ -80,8 +82,8 @@ class UpdateDistanceTest {
     @Test
     void setsOfDifferentTensorsAreRefusedByName() {
         List<HostTensor> start = new LeNet().initParams(0);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> UpdateDistance.of(start, start.subList(0, 7), start));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> UpdateDistance.of(start, start.subList(0, 7), start));
         assertEquals("8 tensors at the start, 7 and 8 after training", e.getMessage());
         List<HostTensor> renamed = new ArrayList<>(start);
         renamed.set(1, new HostTensor("bias", start.get(1).shape(), start.get(1).values()));

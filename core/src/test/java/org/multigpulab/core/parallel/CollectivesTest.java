@@ -24,12 +24,12 @@ import org.multigpulab.device.DeviceStats;
 class CollectivesTest {
 
     static Stream<Arguments> cases() {
-        return IntStream.rangeClosed(2, 8).boxed().flatMap(k ->
-                Stream.of(3 * k, 1001, 7).map(n -> Arguments.of(k, n)));
+        return IntStream.rangeClosed(2, 8)
+                .boxed()
+                .flatMap(k -> Stream.of(3 * k, 1001, 7).map(n -> Arguments.of(k, n)));
     }
 
-    private record Run(List<float[]> after, long[] received, long[] sent) {
-    }
+    private record Run(List<float[]> after, long[] received, long[] sent) {}
 
     private static float value(int device, int j) {
         return (device + 1) * 1000 + j;
@@ -49,7 +49,8 @@ class CollectivesTest {
         collective.accept(data);
         long[] received = new long[k], sent = new long[k];
         for (int i = 0; i < k; i++) {
-            received[i] = (devices.get(i).stats().bytesFromPeers() - before.get(i).bytesFromPeers()) / Float.BYTES;
+            received[i] =
+                    (devices.get(i).stats().bytesFromPeers() - before.get(i).bytesFromPeers()) / Float.BYTES;
             sent[i] = (devices.get(i).stats().bytesToPeers() - before.get(i).bytesToPeers()) / Float.BYTES;
         }
         return new Run(data.stream().map(b -> b.device().download(b)).toList(), received, sent);
@@ -153,7 +154,7 @@ class CollectivesTest {
         float[] expected = new float[n];
         for (int c = 0; c < k; c++) {
             for (int j = offsets[c]; j < offsets[c + 1]; j++) {
-                expected[j] = value(c, j);   // chunk c comes from device c
+                expected[j] = value(c, j); // chunk c comes from device c
             }
         }
         Run r = run(k, n, Collectives::allGather);

@@ -19,7 +19,7 @@ class SeedDemosTest {
         List<Device> devices = Synthetic.sim(2);
         List<Buffer> data = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            data.add(devices.get(i).upload(new float[] {i + 1, i + 1}));   // torch.ones((1, 2)) * (i + 1)
+            data.add(devices.get(i).upload(new float[] {i + 1, i + 1})); // torch.ones((1, 2)) * (i + 1)
         }
         Collectives.allReduce(data);
         assertArrayEquals(new float[] {3, 3}, devices.get(0).download(data.get(0)));
@@ -47,8 +47,11 @@ class SeedDemosTest {
         }
         List<Device> devices = Synthetic.sim(2);
         List<Buffer> split = Scatter.scatter(arange, 4, 5, devices);
-        assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, devices.get(0).download(split.get(0)));
-        assertArrayEquals(new float[] {10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, devices.get(1).download(split.get(1)));
+        assertArrayEquals(
+                new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, devices.get(0).download(split.get(0)));
+        assertArrayEquals(
+                new float[] {10, 11, 12, 13, 14, 15, 16, 17, 18, 19},
+                devices.get(1).download(split.get(1)));
         assertTrue(split.get(1).device() == devices.get(1));
     }
 

@@ -19,7 +19,7 @@ import org.multigpulab.device.Timeline;
  */
 class WorkedExampleTest {
 
-    private static final int FLOATS = 40_000_000;           // 160 MB of float32 gradients
+    private static final int FLOATS = 40_000_000; // 160 MB of float32 gradients
     private static final long BYTES = 4L * FLOATS;
 
     /** Per device, the time its links were busy during {@code collective}, in seconds; and the elapsed time. */
@@ -41,7 +41,9 @@ class WorkedExampleTest {
             double start = timeline.now();
             collective.accept(grads);
             devices.forEach(Device::synchronize);
-            double[] comm = timeline.devices().stream().mapToDouble(Timeline.DeviceTime::commSec).toArray();
+            double[] comm = timeline.devices().stream()
+                    .mapToDouble(Timeline.DeviceTime::commSec)
+                    .toArray();
             return new Timing(comm, timeline.now() - start);
         } finally {
             devices.forEach(Device::close);

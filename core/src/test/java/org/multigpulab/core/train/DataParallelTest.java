@@ -24,7 +24,7 @@ class DataParallelTest {
         try (DataParallel net = DataParallel.wrap(new LeNet(), new LeNet().initParams(0), devices)) {
             loop:
             for (epoch = 1; epoch <= 3; epoch++) {
-                float lr = epoch == 1 ? 0.1f : 1e30f;                     // the second epoch blows up
+                float lr = epoch == 1 ? 0.1f : 1e30f; // the second epoch blows up
                 BatchIterator it = new BatchIterator(data.train(), 16);
                 for (batch = 1; it.hasNext(); batch++) {
                     try {
@@ -41,7 +41,8 @@ class DataParallelTest {
         assertNotNull(diverged, "a learning rate of 1e30 must diverge");
         assertEquals(2, epoch, diverged.getMessage());
         assertTrue(diverged.getMessage().contains(" in epoch 2, batch " + batch + " on sim:"), diverged.getMessage());
-        assertTrue(diverged.getMessage().endsWith("--lr (now 1.0E30)"), "the learning rate of the step: "
-                + diverged.getMessage());
+        assertTrue(
+                diverged.getMessage().endsWith("--lr (now 1.0E30)"),
+                "the learning rate of the step: " + diverged.getMessage());
     }
 }

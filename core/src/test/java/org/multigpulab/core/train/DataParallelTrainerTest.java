@@ -1,14 +1,13 @@
 package org.multigpulab.core.train;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.HostTensor;
@@ -18,9 +17,10 @@ import org.multigpulab.core.model.UpdateDistance;
 
 class DataParallelTrainerTest {
 
-    private static List<HostTensor> train(int gpus, FashionMnist.Splits data, TrainConfig config, List<HostTensor> init) {
+    private static List<HostTensor> train(
+            int gpus, FashionMnist.Splits data, TrainConfig config, List<HostTensor> init) {
         try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(gpus), new LeNet(), init, config)) {
-            trainer.train(data, new TrainingListener() { });
+            trainer.train(data, new TrainingListener() {});
             return trainer.parameters();
         }
     }
@@ -34,7 +34,7 @@ class DataParallelTrainerTest {
     @ValueSource(ints = {2, 3, 4})
     void kDevicesGiveTheParametersOfOne(int gpus) {
         FashionMnist.Splits data = Synthetic.splits(200, 50);
-        TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true);   // replicas checked after every step
+        TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true); // replicas checked after every step
         List<HostTensor> init = new LeNet().initParams(0);
         List<HostTensor> one = train(1, data, config, init);
         UpdateDistance d = UpdateDistance.of(init, train(gpus, data, config, init), one);
@@ -54,12 +54,15 @@ class DataParallelTrainerTest {
         List<HostTensor> init = new LeNet().initParams(0);
         List<HostTensor> naive, other;
         try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), new LeNet(), init, config)) {
-            t.train(data, new TrainingListener() { });
+            t.train(data, new TrainingListener() {});
             naive = t.parameters();
         }
-        try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), new LeNet(), init,
+        try (DataParallelTrainer t = new DataParallelTrainer(
+                Synthetic.sim(4),
+                new LeNet(),
+                init,
                 config.withAllReduce(org.multigpulab.core.parallel.AllReduceAlgorithm.named(algorithm)))) {
-            t.train(data, new TrainingListener() { });
+            t.train(data, new TrainingListener() {});
             other = t.parameters();
         }
         UpdateDistance d = UpdateDistance.of(init, other, naive);
@@ -70,10 +73,14 @@ class DataParallelTrainerTest {
     @Test
     void theLossFallsOnRealData() {
         FashionMnist.Splits all = FashionMnist.load(Synthetic.realDataDir(), true);
-        FashionMnist.Splits data = new FashionMnist.Splits(all.train().first(6400), all.test().first(1000));
+        FashionMnist.Splits data =
+                new FashionMnist.Splits(all.train().first(6400), all.test().first(1000));
         List<TrainingListener.EpochDone> epochs = new ArrayList<>();
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(),
-                new LeNet().initParams(1), new TrainConfig(2, 32, 0.2f, 1, true, false))) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(
+                Synthetic.sim(2),
+                new LeNet(),
+                new LeNet().initParams(1),
+                new TrainConfig(2, 32, 0.2f, 1, true, false))) {
             TrainResult result = trainer.train(data, new TrainingListener() {
                 @Override
                 public void onEpoch(EpochDone epoch) {
@@ -82,8 +89,10 @@ class DataParallelTrainerTest {
             });
             assertTrue(epochs.get(1).trainLoss() < epochs.get(0).trainLoss() - 0.1, "the loss should fall: " + epochs);
             assertTrue(result.finalTestAcc() > 0.3, "the model should beat chance (0.1) clearly: " + epochs);
-            assertTrue(result.summaryLine().matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"
-                            + " \\(simulated 2× T4 over PCIe 3: \\d[.\\d]* sec/epoch\\)"),
+            assertTrue(
+                    result.summaryLine()
+                            .matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"
+                                    + " \\(simulated 2× T4 over PCIe 3: \\d[.\\d]* sec/epoch\\)"),
                     result.summaryLine());
         }
     }
@@ -92,16 +101,21 @@ class DataParallelTrainerTest {
     void aDivergingRunStopsNamingEpochBatchAndDevice() {
         FashionMnist.Splits data = Synthetic.splits(64, 16);
         List<TrainingListener.BatchDone> done = new ArrayList<>();
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(),
-                new LeNet().initParams(0), new TrainConfig(3, 16, 1e30f, 1, false, false))) {
-            TrainingDivergedException e = assertThrows(TrainingDivergedException.class,
+        try (DataParallelTrainer trainer = new DataParallelTrainer(
+                Synthetic.sim(2),
+                new LeNet(),
+                new LeNet().initParams(0),
+                new TrainConfig(3, 16, 1e30f, 1, false, false))) {
+            TrainingDivergedException e = assertThrows(
+                    TrainingDivergedException.class,
                     () -> trainer.train(data, new TrainingListener() {
                         @Override
                         public void onBatch(BatchDone batch) {
                             done.add(batch);
                         }
                     }));
-            assertTrue(e.getMessage().matches(".*NaN or infinite in epoch \\d+, batch \\d+ on sim:[01].*--lr.*"),
+            assertTrue(
+                    e.getMessage().matches(".*NaN or infinite in epoch \\d+, batch \\d+ on sim:[01].*--lr.*"),
                     e.getMessage());
             // the batch after the last one that finished
             TrainingListener.BatchDone last = done.isEmpty() ? null : done.getLast();
@@ -113,11 +127,14 @@ class DataParallelTrainerTest {
 
     @Test
     void aLastBatchSmallerThanTheDeviceCountIsRefusedBeforeTraining() {
-        FashionMnist.Splits data = Synthetic.splits(65, 16);   // 65 % 16 = 1 sample for 2 devices
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(),
-                new LeNet().initParams(0), new TrainConfig(1, 16, 0.1f, 1, false, false))) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> trainer.train(data, new TrainingListener() { }));
+        FashionMnist.Splits data = Synthetic.splits(65, 16); // 65 % 16 = 1 sample for 2 devices
+        try (DataParallelTrainer trainer = new DataParallelTrainer(
+                Synthetic.sim(2),
+                new LeNet(),
+                new LeNet().initParams(0),
+                new TrainConfig(1, 16, 0.1f, 1, false, false))) {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> trainer.train(data, new TrainingListener() {}));
             assertTrue(e.getMessage().contains("--train-samples"), e.getMessage());
         }
     }

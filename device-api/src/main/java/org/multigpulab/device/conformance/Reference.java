@@ -11,8 +11,7 @@ import org.multigpulab.device.PoolShape;
  */
 public final class Reference {
 
-    private Reference() {
-    }
+    private Reference() {}
 
     /** {@code a} in float64, the reference's inputs. */
     public static double[] wide(float[] a) {
@@ -35,7 +34,9 @@ public final class Reference {
                             for (int p = 0; p < s.kernelHeight(); p++)
                                 for (int q = 0; q < s.kernelWidth(); q++)
                                     sum += x[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q]
-                                            * w[((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth() + q];
+                                            * w[
+                                                    ((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth()
+                                                            + q];
                         y[((n * s.outChannels() + o) * oh + i) * ow + j] = sum;
                     }
         return y;
@@ -52,8 +53,10 @@ public final class Reference {
                         for (int c = 0; c < s.inChannels(); c++)
                             for (int p = 0; p < s.kernelHeight(); p++)
                                 for (int q = 0; q < s.kernelWidth(); q++)
-                                    dx[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q] +=
-                                            g * w[((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth() + q];
+                                    dx[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q] += g
+                                            * w[
+                                                    ((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth()
+                                                            + q];
                     }
         return dx;
     }
@@ -79,8 +82,7 @@ public final class Reference {
         double[] out = y.clone();
         for (int o = 0; o < s.outer(); o++)
             for (int c = 0; c < s.channels(); c++)
-                for (int i = 0; i < s.inner(); i++)
-                    out[(o * s.channels() + c) * s.inner() + i] += b[c];
+                for (int i = 0; i < s.inner(); i++) out[(o * s.channels() + c) * s.inner() + i] += b[c];
         return out;
     }
 
@@ -88,8 +90,7 @@ public final class Reference {
         double[] db = new double[s.channels()];
         for (int o = 0; o < s.outer(); o++)
             for (int c = 0; c < s.channels(); c++)
-                for (int i = 0; i < s.inner(); i++)
-                    db[c] += dy[(o * s.channels() + c) * s.inner() + i];
+                for (int i = 0; i < s.inner(); i++) db[c] += dy[(o * s.channels() + c) * s.inner() + i];
         return db;
     }
 
@@ -134,8 +135,17 @@ public final class Reference {
     }
 
     /** {@code alpha·op(a)·op(b) + beta·c} with the same layout conventions as {@code Kernels.gemm}. */
-    public static double[] gemm(boolean ta, boolean tb, int m, int n, int k,
-                                double alpha, double[] a, double[] b, double beta, double[] c) {
+    public static double[] gemm(
+            boolean ta,
+            boolean tb,
+            int m,
+            int n,
+            int k,
+            double alpha,
+            double[] a,
+            double[] b,
+            double beta,
+            double[] c) {
         double[] out = new double[m * n];
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++) {

@@ -84,8 +84,7 @@ public abstract class KernelConformanceKit {
     private final List<Guarded> guarded = new ArrayList<>();
 
     /** A slice handed to a kernel, and the buffer around it whose other elements hold {@link #GUARD}. */
-    private record Guarded(Buffer whole, int offset, int length) {
-    }
+    private record Guarded(Buffer whole, int offset, int length) {}
 
     /** Every failure in a test names the layout and the seed that reproduce it. */
     @RegisterExtension
@@ -188,7 +187,7 @@ public abstract class KernelConformanceKit {
             }
             scale = Math.max(scale, Math.abs(expected[i]));
             double err = Math.abs(expected[i] - actual[i]);
-            if (!(err <= worst)) {   // NaN too, once: it stays the worst
+            if (!(err <= worst)) { // NaN too, once: it stays the worst
                 worst = Double.isNaN(err) ? Double.POSITIVE_INFINITY : err;
                 at = i;
             }
@@ -196,8 +195,10 @@ public abstract class KernelConformanceKit {
         double bound = TOLERANCE * Math.max(scale, minScale);
         double w = worst;
         int a = at;
-        assertTrue(worst <= bound, () -> what + " on " + device.id() + ": max error " + w + " at " + a + " (expected "
-                + expected[a] + ", got " + actual[a] + ") exceeds " + bound);
+        assertTrue(
+                worst <= bound,
+                () -> what + " on " + device.id() + ": max error " + w + " at " + a + " (expected " + expected[a]
+                        + ", got " + actual[a] + ") exceeds " + bound);
     }
 
     private static double dot(float[] a, float[] b) {
@@ -219,8 +220,8 @@ public abstract class KernelConformanceKit {
     /**
      * Checks {@code <grad, v>} against {@code (L(x + h·v) − L(x − h·v)) / 2h} for a random direction v.
      */
-    private void assertDirectionalDerivative(String what, float[] x, float[] grad, float h,
-                                             java.util.function.Function<float[], Double> loss) {
+    private void assertDirectionalDerivative(
+            String what, float[] x, float[] grad, float h, java.util.function.Function<float[], Double> loss) {
         float[] v = new float[x.length];
         for (int i = 0; i < v.length; i++) {
             v[i] = (float) (random.nextDouble() * 2 - 1);
@@ -228,7 +229,8 @@ public abstract class KernelConformanceKit {
         double analytic = dot(grad, v);
         double numeric = (loss.apply(plus(x, h, v)) - loss.apply(plus(x, -h, v))) / (2 * h);
         double err = Math.abs(analytic - numeric);
-        assertTrue(err <= FD_TOLERANCE * Math.max(Math.abs(numeric), 1e-3),
+        assertTrue(
+                err <= FD_TOLERANCE * Math.max(Math.abs(numeric), 1e-3),
                 () -> what + " on " + device.id() + ": backward gives " + analytic + ", finite difference " + numeric);
     }
 
@@ -240,33 +242,35 @@ public abstract class KernelConformanceKit {
      */
     static Stream<ConvShape> smallConvShapes() {
         return Stream.of(
-                new ConvShape(2, 1, 28, 28, 20, 3, 3),    // the seed's conv1
-                new ConvShape(2, 20, 13, 13, 50, 5, 5),   // the seed's conv2
-                new ConvShape(1, 3, 7, 9, 4, 3, 2),       // batch 1, odd sizes, non-square filter
-                new ConvShape(3, 2, 5, 5, 3, 5, 5));      // filter as large as the image: 1×1 output
+                new ConvShape(2, 1, 28, 28, 20, 3, 3), // the seed's conv1
+                new ConvShape(2, 20, 13, 13, 50, 5, 5), // the seed's conv2
+                new ConvShape(1, 3, 7, 9, 4, 3, 2), // batch 1, odd sizes, non-square filter
+                new ConvShape(3, 2, 5, 5, 3, 5, 5)); // filter as large as the image: 1×1 output
     }
 
     /** The float64 reference's shapes: the small ones, one spread over cores, and LeNet's at every shard size. */
     static Stream<ConvShape> convShapes() {
         // conv2 over many column panels, with images across their edges
         Stream<ConvShape> large = Stream.of(new ConvShape(19, 20, 13, 13, 50, 5, 5));
-        Stream<ConvShape> lenet = IntStream.of(SHARDS).boxed().flatMap(b -> Stream.of(
-                new ConvShape(b, 1, 28, 28, 20, 3, 3), new ConvShape(b, 20, 13, 13, 50, 5, 5)));
+        Stream<ConvShape> lenet = IntStream.of(SHARDS)
+                .boxed()
+                .flatMap(b -> Stream.of(new ConvShape(b, 1, 28, 28, 20, 3, 3), new ConvShape(b, 20, 13, 13, 50, 5, 5)));
         return Stream.of(smallConvShapes(), large, lenet).flatMap(s -> s);
     }
 
     static Stream<PoolShape> smallPoolShapes() {
         return Stream.of(
-                new PoolShape(2 * 20, 26, 26, 2, 2),      // the seed's first pooling
-                new PoolShape(3, 7, 9, 2, 2),             // odd sizes: the last row and column are dropped
-                new PoolShape(1, 5, 5, 3, 1),             // overlapping windows
-                new PoolShape(4, 7, 7, 3, 2));            // several planes, a window wider than its stride
+                new PoolShape(2 * 20, 26, 26, 2, 2), // the seed's first pooling
+                new PoolShape(3, 7, 9, 2, 2), // odd sizes: the last row and column are dropped
+                new PoolShape(1, 5, 5, 3, 1), // overlapping windows
+                new PoolShape(4, 7, 7, 3, 2)); // several planes, a window wider than its stride
     }
 
     static Stream<PoolShape> poolShapes() {
-        Stream<PoolShape> lenet = IntStream.of(SHARDS).boxed().flatMap(b -> Stream.of(
-                new PoolShape(b * 20, 26, 26, 2, 2), new PoolShape(b * 50, 9, 9, 2, 2)));
-        return Stream.of(smallPoolShapes(), Stream.of(new PoolShape(16 * 20, 26, 26, 2, 2)), lenet)  // over cores
+        Stream<PoolShape> lenet = IntStream.of(SHARDS)
+                .boxed()
+                .flatMap(b -> Stream.of(new PoolShape(b * 20, 26, 26, 2, 2), new PoolShape(b * 50, 9, 9, 2, 2)));
+        return Stream.of(smallPoolShapes(), Stream.of(new PoolShape(16 * 20, 26, 26, 2, 2)), lenet) // over cores
                 .flatMap(s -> s);
     }
 
@@ -275,9 +279,14 @@ public abstract class KernelConformanceKit {
     }
 
     static Stream<BiasShape> biasShapes() {
-        Stream<BiasShape> lenet = IntStream.of(SHARDS).boxed().flatMap(b -> Stream.of(new BiasShape(b, 20, 676),
-                new BiasShape(b, 50, 81), new BiasShape(b, 128, 1), new BiasShape(b, 10, 1)));
-        return Stream.of(smallBiasShapes(), Stream.of(new BiasShape(32, 20, 676)), lenet)  // spread over cores
+        Stream<BiasShape> lenet = IntStream.of(SHARDS)
+                .boxed()
+                .flatMap(b -> Stream.of(
+                        new BiasShape(b, 20, 676),
+                        new BiasShape(b, 50, 81),
+                        new BiasShape(b, 128, 1),
+                        new BiasShape(b, 10, 1)));
+        return Stream.of(smallBiasShapes(), Stream.of(new BiasShape(32, 20, 676)), lenet) // spread over cores
                 .flatMap(s -> s);
     }
 
@@ -329,9 +338,11 @@ public abstract class KernelConformanceKit {
     @MethodSource("convShapes")
     void conv2dBackwardDataMatchesReference(ConvShape s) {
         float[] dy = randomFloats(s.outputLength()), w = randomFloats(s.filterLength());
-        Buffer dx = up(randomFloats(s.inputLength()));   // stale contents must be overwritten
+        Buffer dx = up(randomFloats(s.inputLength())); // stale contents must be overwritten
         k.conv2dBackwardData(up(dy), up(w), dx, s);
-        assertClose("conv2d_backward_data " + s, Reference.conv2dBackwardData(wide(dy), wide(w), s),
+        assertClose(
+                "conv2d_backward_data " + s,
+                Reference.conv2dBackwardData(wide(dy), wide(w), s),
                 down(dx, s.inputLength()));
     }
 
@@ -341,7 +352,9 @@ public abstract class KernelConformanceKit {
         float[] x = randomFloats(s.inputLength()), dy = randomFloats(s.outputLength());
         Buffer dw = up(randomFloats(s.filterLength()));
         k.conv2dBackwardFilter(up(x), up(dy), dw, s);
-        assertClose("conv2d_backward_filter " + s, Reference.conv2dBackwardFilter(wide(x), wide(dy), s),
+        assertClose(
+                "conv2d_backward_filter " + s,
+                Reference.conv2dBackwardFilter(wide(x), wide(dy), s),
                 down(dw, s.filterLength()));
     }
 
@@ -411,8 +424,10 @@ public abstract class KernelConformanceKit {
         float[] a = randomFloats(m * kk), b = randomFloats(kk * n), c = randomFloats(m * n);
         Buffer cb = up(c);
         k.gemm(ta, tb, m, n, kk, alpha, up(a), up(b), beta, cb);
-        assertClose("gemm ta=" + ta + " tb=" + tb + " " + m + "x" + n + "x" + kk + " alpha=" + alpha + " beta=" + beta,
-                Reference.gemm(ta, tb, m, n, kk, alpha, wide(a), wide(b), beta, wide(c)), down(cb, m * n));
+        assertClose(
+                "gemm ta=" + ta + " tb=" + tb + " " + m + "x" + n + "x" + kk + " alpha=" + alpha + " beta=" + beta,
+                Reference.gemm(ta, tb, m, n, kk, alpha, wide(a), wide(b), beta, wide(c)),
+                down(cb, m * n));
     }
 
     @ParameterizedTest
@@ -421,7 +436,7 @@ public abstract class KernelConformanceKit {
         int classes = 10;
         float[] logits = randomFloats(batch * classes);
         for (int i = 0; i < logits.length; i++) {
-            logits[i] *= 5;   // confident rows too
+            logits[i] *= 5; // confident rows too
         }
         float[] labels = new float[batch];
         for (int i = 0; i < batch; i++) {
@@ -430,10 +445,16 @@ public abstract class KernelConformanceKit {
         Buffer loss = out(batch), d = out(batch * classes);
         k.softmaxCrossEntropyForward(up(logits), up(labels), loss, batch, classes);
         k.softmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes);
-        assertClose("softmax_xent_forward", Reference.softmaxCrossEntropyForward(wide(logits), wide(labels), batch, classes),
-                down(loss, batch), 1);
-        assertClose("softmax_xent_backward", Reference.softmaxCrossEntropyBackward(wide(logits), wide(labels), batch, classes),
-                down(d, batch * classes), 1);
+        assertClose(
+                "softmax_xent_forward",
+                Reference.softmaxCrossEntropyForward(wide(logits), wide(labels), batch, classes),
+                down(loss, batch),
+                1);
+        assertClose(
+                "softmax_xent_backward",
+                Reference.softmaxCrossEntropyBackward(wide(logits), wide(labels), batch, classes),
+                down(d, batch * classes),
+                1);
     }
 
     @ParameterizedTest
@@ -482,22 +503,27 @@ public abstract class KernelConformanceKit {
         int classes = 10, batch = 6;
         float[] logits = new float[batch * classes];
         for (int j = 0; j < classes; j++) {
-            logits[j] = j == 3 ? big : -big;                   // confident and right
-            logits[classes + j] = j == 3 ? big : -big;         // confident and wrong (label 7)
-            logits[2 * classes + j] = big;                     // equal, large
-            logits[3 * classes + j] = -big;                    // equal, small
-            logits[4 * classes + j] = 0;                       // equal, zero
+            logits[j] = j == 3 ? big : -big; // confident and right
+            logits[classes + j] = j == 3 ? big : -big; // confident and wrong (label 7)
+            logits[2 * classes + j] = big; // equal, large
+            logits[3 * classes + j] = -big; // equal, small
+            logits[4 * classes + j] = 0; // equal, zero
             logits[5 * classes + j] = j % 2 == 0 ? big : -big; // half at each extreme
         }
         float[] labels = {3, 7, 0, 9, 5, 2};
         Buffer loss = out(batch), d = out(batch * classes);
         k.softmaxCrossEntropyForward(up(logits), up(labels), loss, batch, classes);
         k.softmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes);
-        assertClose("softmax_xent_forward on ±" + big + " and equal logits",
-                Reference.softmaxCrossEntropyForward(wide(logits), wide(labels), batch, classes), down(loss, batch), 1);
-        assertClose("softmax_xent_backward on ±" + big + " and equal logits",
+        assertClose(
+                "softmax_xent_forward on ±" + big + " and equal logits",
+                Reference.softmaxCrossEntropyForward(wide(logits), wide(labels), batch, classes),
+                down(loss, batch),
+                1);
+        assertClose(
+                "softmax_xent_backward on ±" + big + " and equal logits",
                 Reference.softmaxCrossEntropyBackward(wide(logits), wide(labels), batch, classes),
-                down(d, batch * classes), 1);
+                down(d, batch * classes),
+                1);
     }
 
     /**
@@ -542,7 +568,9 @@ public abstract class KernelConformanceKit {
         float[] g = randomFloats(pool.outputLength());
         Buffer routed = up(randomFloats(pool.inputLength()));
         k.avgPoolBackward(up(g), routed, pool);
-        assertExact(narrow(Reference.avgPoolBackward(wide(g), pool)), down(routed, pool.inputLength()),
+        assertExact(
+                narrow(Reference.avgPoolBackward(wide(g), pool)),
+                down(routed, pool.inputLength()),
                 "avg_pool_backward 2×2 " + pool);
     }
 
@@ -609,7 +637,7 @@ public abstract class KernelConformanceKit {
         k.argmaxMatches(up(logits), up(labels), count, batch, classes);
         assertEquals(expected, down(count, 1)[0], "argmax_matches");
 
-        float[] tie = {1, 5, 5, 0};   // one row, two maxima: the first (index 1) wins
+        float[] tie = {1, 5, 5, 0}; // one row, two maxima: the first (index 1) wins
         k.argmaxMatches(up(tie), up(new float[] {1}), count, 1, 4);
         assertEquals(1f, down(count, 1)[0], "a tie goes to the first maximum");
         k.argmaxMatches(up(tie), up(new float[] {2}), count, 1, 4);
@@ -625,9 +653,10 @@ public abstract class KernelConformanceKit {
     @ParameterizedTest
     @MethodSource("smallConvShapes")
     void convolutionBackwardMatchesFiniteDifferences(ConvShape s) {
-        float[] x = randomFloats(s.inputLength()), w = randomFloats(s.filterLength()), g = randomFloats(s.outputLength());
-        Buffer y = out(s.outputLength()), dx = out(s.inputLength()),
-                dw = out(s.filterLength());
+        float[] x = randomFloats(s.inputLength()),
+                w = randomFloats(s.filterLength()),
+                g = randomFloats(s.outputLength());
+        Buffer y = out(s.outputLength()), dx = out(s.inputLength()), dw = out(s.filterLength());
         k.conv2dBackwardData(up(g), up(w), dx, s);
         k.conv2dBackwardFilter(up(x), up(g), dw, s);
         Buffer wb = up(w), xb = up(x);
@@ -671,7 +700,7 @@ public abstract class KernelConformanceKit {
     void reluBackwardMatchesFiniteDifferences(int n) {
         float[] x = randomFloats(n), g = randomFloats(n);
         for (int i = 0; i < n; i++) {
-            x[i] = Math.copySign(0.2f + Math.abs(x[i]), x[i]);   // away from the kink at 0
+            x[i] = Math.copySign(0.2f + Math.abs(x[i]), x[i]); // away from the kink at 0
         }
         Buffer y = out(n), dx = out(n);
         k.reluBackward(up(x), up(g), dx, n);
@@ -714,24 +743,33 @@ public abstract class KernelConformanceKit {
         BiasShape denseBias = new BiasShape(batch, classes, 1);
         int features = 8;
         float lr = 0.5f;
-        float[] x = randomFloats(cs.inputLength()), w1 = randomFloats(cs.filterLength()), b1 = randomFloats(2),
-                w2 = randomFloats(features * classes), b2 = randomFloats(classes);
+        float[] x = randomFloats(cs.inputLength()),
+                w1 = randomFloats(cs.filterLength()),
+                b1 = randomFloats(2),
+                w2 = randomFloats(features * classes),
+                b2 = randomFloats(classes);
         float[] labels = {0, 2, 1};
 
         // On the device.
         Buffer xB = up(x), w1B = up(w1), b1B = up(b1), w2B = up(w2), b2B = up(b2), yB = up(labels);
-        Buffer conv = out(cs.outputLength()), act = out(cs.outputLength()),
-                pool = out(ps.outputLength()), logits = out(batch * classes);
+        Buffer conv = out(cs.outputLength()),
+                act = out(cs.outputLength()),
+                pool = out(ps.outputLength()),
+                logits = out(batch * classes);
         k.conv2dForward(xB, w1B, conv, cs);
         k.biasAdd(conv, b1B, convBias);
         k.reluForward(conv, act, cs.outputLength());
         k.avgPoolForward(act, pool, ps);
         k.gemm(false, false, batch, classes, features, 1f, pool, w2B, 0f, logits);
         k.biasAdd(logits, b2B, denseBias);
-        Buffer dLogits = out(batch * classes), dW2 = out(features * classes),
-                dB2 = out(classes), dPool = out(ps.outputLength()),
-                dAct = out(cs.outputLength()), dConv = out(cs.outputLength()),
-                dW1 = out(cs.filterLength()), dB1 = out(2);
+        Buffer dLogits = out(batch * classes),
+                dW2 = out(features * classes),
+                dB2 = out(classes),
+                dPool = out(ps.outputLength()),
+                dAct = out(cs.outputLength()),
+                dConv = out(cs.outputLength()),
+                dW1 = out(cs.filterLength()),
+                dB1 = out(2);
         k.softmaxCrossEntropyBackward(logits, yB, dLogits, batch, classes);
         k.gemm(true, false, features, classes, batch, 1f, pool, dLogits, 0f, dW2);
         k.biasAddBackward(dLogits, dB2, denseBias);
@@ -751,8 +789,10 @@ public abstract class KernelConformanceKit {
         double[] rConv = Reference.biasAdd(Reference.conv2dForward(wide(x), wide(w1), cs), wide(b1), convBias);
         double[] rAct = Reference.reluForward(rConv);
         double[] rPool = Reference.avgPoolForward(rAct, ps);
-        double[] rLogits = Reference.biasAdd(Reference.gemm(false, false, batch, classes, features, 1, rPool,
-                wide(w2), 0, null), wide(b2), denseBias);
+        double[] rLogits = Reference.biasAdd(
+                Reference.gemm(false, false, batch, classes, features, 1, rPool, wide(w2), 0, null),
+                wide(b2),
+                denseBias);
         double[] rdLogits = Reference.softmaxCrossEntropyBackward(rLogits, wide(labels), batch, classes);
         double[] rdW2 = Reference.gemm(true, false, features, classes, batch, 1, rPool, rdLogits, 0, null);
         double[] rdB2 = Reference.biasAddBackward(rdLogits, denseBias);
@@ -807,7 +847,8 @@ public abstract class KernelConformanceKit {
     void statsCountKernelsFlopsAndBytes() {
         DeviceStats before = device.stats();
         int m = 4, n = 5, kk = 6;
-        Buffer a = device.upload(randomFloats(m * kk)), b = device.upload(randomFloats(kk * n)),
+        Buffer a = device.upload(randomFloats(m * kk)),
+                b = device.upload(randomFloats(kk * n)),
                 c = device.allocate(m * n);
         k.gemm(false, false, m, n, kk, 1f, a, b, 0f, c);
         DeviceStats after = device.stats();

@@ -22,8 +22,7 @@ public final class Prerequisite {
     /** The list of needs and their packages, relative to the checkout. */
     static final Path LIST = Path.of("scripts", "test-packages.txt");
 
-    private Prerequisite() {
-    }
+    private Prerequisite() {}
 
     /**
      * Requires {@code need} (a name of the list, such as {@code "opencl"}): passes when {@code present}, else
@@ -33,8 +32,10 @@ public final class Prerequisite {
         if (present) {
             return;
         }
-        String install = packages(need).map(p -> "install the Debian package(s) " + String.join(" ", p)
-                + " (./lab test as root installs them)").orElse("see " + LIST);
+        String install = packages(need)
+                .map(p ->
+                        "install the Debian package(s) " + String.join(" ", p) + " (./lab test as root installs them)")
+                .orElse("see " + LIST);
         if (System.getenv("CI") != null) {
             fail("CI must run the tests that need " + need + ", and " + detail + ": " + install);
         }
@@ -53,9 +54,11 @@ public final class Prerequisite {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
             Path list = dir.resolve(LIST);
             if (Files.isRegularFile(list)) {
-                return lines(list).stream().map(l -> l.strip().split("\\s+"))
+                return lines(list).stream()
+                        .map(l -> l.strip().split("\\s+"))
                         .filter(words -> words[0].equals(need))
-                        .findFirst().map(words -> Arrays.asList(words).subList(1, words.length));
+                        .findFirst()
+                        .map(words -> Arrays.asList(words).subList(1, words.length));
             }
         }
         return Optional.empty();

@@ -77,7 +77,7 @@ final class MpiProcessGroup implements ProcessGroup {
         System.err.println(why);
         System.err.flush();
         mpi.abort(exitCode);
-        System.exit(exitCode);   // MPI_Abort does not return; should it, the process still ends
+        System.exit(exitCode); // MPI_Abort does not return; should it, the process still ends
     }
 
     @Override

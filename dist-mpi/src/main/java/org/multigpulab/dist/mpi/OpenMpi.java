@@ -23,6 +23,7 @@ final class OpenMpi {
     private static final String MPICH = "libmpi.so.12";
     /** MPI_THREAD_FUNNELED in Open MPI's mpi.h: only the thread that initialised MPI calls it. */
     private static final int THREAD_FUNNELED = 1;
+
     private static final int RTLD_NOW = 2, RTLD_GLOBAL = 0x100;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     private static final ValueLayout ADDRESS = ValueLayout.ADDRESS;
@@ -35,8 +36,16 @@ final class OpenMpi {
     final MemorySegment sum;
     static final MemorySegment IN_PLACE = MemorySegment.ofAddress(1);
 
-    private final MethodHandle initThread, initialized, commRank, commSize, allreduce, bcast, abort, finalizeMpi,
-            errorString, libraryVersion;
+    private final MethodHandle initThread,
+            initialized,
+            commRank,
+            commSize,
+            allreduce,
+            bcast,
+            abort,
+            finalizeMpi,
+            errorString,
+            libraryVersion;
 
     private OpenMpi(SymbolLookup lib) {
         this.lib = lib;
@@ -48,7 +57,8 @@ final class OpenMpi {
         initialized = handle("MPI_Initialized", FunctionDescriptor.of(INT, ADDRESS));
         commRank = handle("MPI_Comm_rank", FunctionDescriptor.of(INT, ADDRESS, ADDRESS));
         commSize = handle("MPI_Comm_size", FunctionDescriptor.of(INT, ADDRESS, ADDRESS));
-        allreduce = handle("MPI_Allreduce", FunctionDescriptor.of(INT, ADDRESS, ADDRESS, INT, ADDRESS, ADDRESS, ADDRESS));
+        allreduce =
+                handle("MPI_Allreduce", FunctionDescriptor.of(INT, ADDRESS, ADDRESS, INT, ADDRESS, ADDRESS, ADDRESS));
         bcast = handle("MPI_Bcast", FunctionDescriptor.of(INT, ADDRESS, INT, ADDRESS, INT, ADDRESS));
         abort = handle("MPI_Abort", FunctionDescriptor.of(INT, ADDRESS, INT));
         finalizeMpi = handle("MPI_Finalize", FunctionDescriptor.of(INT));
@@ -79,15 +89,17 @@ final class OpenMpi {
 
     private static Optional<String> loadGlobally(String name) {
         try (Arena arena = Arena.ofConfined()) {
-            MethodHandle dlopen = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("dlopen"),
-                    FunctionDescriptor.of(ADDRESS, ADDRESS, INT));
-            MethodHandle dlerror = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("dlerror"),
-                    FunctionDescriptor.of(ADDRESS));
+            MethodHandle dlopen = LINKER.downcallHandle(
+                    LINKER.defaultLookup().findOrThrow("dlopen"), FunctionDescriptor.of(ADDRESS, ADDRESS, INT));
+            MethodHandle dlerror = LINKER.downcallHandle(
+                    LINKER.defaultLookup().findOrThrow("dlerror"), FunctionDescriptor.of(ADDRESS));
             MemorySegment handle = (MemorySegment) dlopen.invokeExact(arena.allocateFrom(name), RTLD_NOW | RTLD_GLOBAL);
             if (handle.equals(MemorySegment.NULL)) {
                 MemorySegment error = (MemorySegment) dlerror.invokeExact();
-                return Optional.of(error.equals(MemorySegment.NULL) ? "dlopen failed"
-                        : error.reinterpret(4096).getString(0));
+                return Optional.of(
+                        error.equals(MemorySegment.NULL)
+                                ? "dlopen failed"
+                                : error.reinterpret(4096).getString(0));
             }
             return Optional.empty();
         } catch (Throwable e) {
@@ -122,8 +134,8 @@ final class OpenMpi {
                 return;
             }
             MemorySegment provided = arena.allocate(INT);
-            check("MPI_Init_thread", (int) initThread.invokeExact(MemorySegment.NULL, MemorySegment.NULL,
-                    THREAD_FUNNELED, provided));
+            check("MPI_Init_thread", (int)
+                    initThread.invokeExact(MemorySegment.NULL, MemorySegment.NULL, THREAD_FUNNELED, provided));
         } catch (Throwable e) {
             throw wrap("MPI_Init_thread", e);
         }

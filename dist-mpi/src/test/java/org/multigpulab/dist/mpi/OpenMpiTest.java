@@ -10,10 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.multigpulab.core.dist.ProcessGroup;
-import org.junit.jupiter.api.Test;
 import org.multigpulab.device.testing.Prerequisite;
 
 /** The binding for real: {@link MpiSmoke} under {@code mpirun} on this machine, with 2 and 3 ranks. */
@@ -26,17 +26,24 @@ class OpenMpiTest {
 
     /** The command line that starts {@code mainClass} with this test's class path under {@code mpirun -np ranks}. */
     static List<String> underMpirun(int ranks, String mainClass, String... args) {
-        List<String> command = new ArrayList<>(List.of(mpirun(), "--allow-run-as-root", "--oversubscribe",
-                "-np", Integer.toString(ranks),
+        List<String> command = new ArrayList<>(List.of(
+                mpirun(),
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-np",
+                Integer.toString(ranks),
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector",
-                "-cp", System.getProperty("java.class.path"), mainClass));
+                "--enable-native-access=ALL-UNNAMED",
+                "--add-modules",
+                "jdk.incubator.vector",
+                "-cp",
+                System.getProperty("java.class.path"),
+                mainClass));
         command.addAll(List.of(args));
         return command;
     }
 
-    record Run(int exit, String output) {
-    }
+    record Run(int exit, String output) {}
 
     static Run run(List<String> command, long timeoutSeconds) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();

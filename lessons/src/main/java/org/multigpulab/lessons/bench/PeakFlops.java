@@ -17,8 +17,7 @@ public final class PeakFlops {
     private static final long ROUNDS = 50_000_000;
     private static final long WARM_UP_ROUNDS = 20_000;
 
-    private PeakFlops() {
-    }
+    private PeakFlops() {}
 
     /** FLOP/s of all cores together, the best of three runs. */
     public static double measure() {
@@ -57,19 +56,46 @@ public final class PeakFlops {
 
     private static float spin(long rounds) {
         FloatVector a = FloatVector.broadcast(S, 0.999f), b = FloatVector.broadcast(S, 1e-7f);
-        FloatVector c0 = FloatVector.broadcast(S, 0f), c1 = FloatVector.broadcast(S, 1f), c2 = FloatVector.broadcast(S, 2f);
-        FloatVector c3 = FloatVector.broadcast(S, 3f), c4 = FloatVector.broadcast(S, 4f), c5 = FloatVector.broadcast(S, 5f);
-        FloatVector c6 = FloatVector.broadcast(S, 6f), c7 = FloatVector.broadcast(S, 7f), c8 = FloatVector.broadcast(S, 8f);
-        FloatVector c9 = FloatVector.broadcast(S, 9f), c10 = FloatVector.broadcast(S, 10f), c11 = FloatVector.broadcast(S, 11f);
+        FloatVector c0 = FloatVector.broadcast(S, 0f),
+                c1 = FloatVector.broadcast(S, 1f),
+                c2 = FloatVector.broadcast(S, 2f);
+        FloatVector c3 = FloatVector.broadcast(S, 3f),
+                c4 = FloatVector.broadcast(S, 4f),
+                c5 = FloatVector.broadcast(S, 5f);
+        FloatVector c6 = FloatVector.broadcast(S, 6f),
+                c7 = FloatVector.broadcast(S, 7f),
+                c8 = FloatVector.broadcast(S, 8f);
+        FloatVector c9 = FloatVector.broadcast(S, 9f),
+                c10 = FloatVector.broadcast(S, 10f),
+                c11 = FloatVector.broadcast(S, 11f);
         int outer = (int) (rounds / 1000);
         for (int o = 0; o < outer; o++) {
             for (int r = 0; r < 1000; r++) {
-                c0 = c0.fma(a, b); c1 = c1.fma(a, b); c2 = c2.fma(a, b); c3 = c3.fma(a, b);
-                c4 = c4.fma(a, b); c5 = c5.fma(a, b); c6 = c6.fma(a, b); c7 = c7.fma(a, b);
-                c8 = c8.fma(a, b); c9 = c9.fma(a, b); c10 = c10.fma(a, b); c11 = c11.fma(a, b);
+                c0 = c0.fma(a, b);
+                c1 = c1.fma(a, b);
+                c2 = c2.fma(a, b);
+                c3 = c3.fma(a, b);
+                c4 = c4.fma(a, b);
+                c5 = c5.fma(a, b);
+                c6 = c6.fma(a, b);
+                c7 = c7.fma(a, b);
+                c8 = c8.fma(a, b);
+                c9 = c9.fma(a, b);
+                c10 = c10.fma(a, b);
+                c11 = c11.fma(a, b);
             }
         }
-        return c0.add(c1).add(c2).add(c3).add(c4).add(c5).add(c6).add(c7).add(c8).add(c9).add(c10).add(c11)
+        return c0.add(c1)
+                .add(c2)
+                .add(c3)
+                .add(c4)
+                .add(c5)
+                .add(c6)
+                .add(c7)
+                .add(c8)
+                .add(c9)
+                .add(c10)
+                .add(c11)
                 .reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
     }
 }

@@ -18,8 +18,13 @@ public final class DownloadProgress implements DataFetcher.Progress {
 
     @Override
     public void start(String file, long totalBytes) {
-        bar = new ProgressBarBuilder().setTaskName(file).setInitialMax(Math.max(totalBytes, 0))
-                .setUnit(" MB", 1 << 20).showSpeed().setStyle(ProgressBarStyle.ASCII).build();
+        bar = new ProgressBarBuilder()
+                .setTaskName(file)
+                .setInitialMax(Math.max(totalBytes, 0))
+                .setUnit(" MB", 1 << 20)
+                .showSpeed()
+                .setStyle(ProgressBarStyle.ASCII)
+                .build();
     }
 
     @Override

@@ -16,8 +16,15 @@ public final class EpochLog implements TrainingListener {
 
     @Override
     public void onEpoch(EpochDone e) {
-        out.printf(Locale.ROOT, "epoch %d/%d: train loss %.3f, train acc %.3f, test acc %.3f, %.1f sec%s%n",
-                e.epoch(), e.epochs(), e.trainLoss(), e.trainAcc(), e.testAcc(), e.wallSec(),
+        out.printf(
+                Locale.ROOT,
+                "epoch %d/%d: train loss %.3f, train acc %.3f, test acc %.3f, %.1f sec%s%n",
+                e.epoch(),
+                e.epochs(),
+                e.trainLoss(),
+                e.trainAcc(),
+                e.testAcc(),
+                e.wallSec(),
                 Double.isNaN(e.simSec()) ? "" : " (simulated " + TrainResult.seconds(e.simSec()) + ")");
         out.flush();
     }

@@ -25,8 +25,7 @@ public final class AtomicFile {
         void write(OutputStream out) throws IOException;
     }
 
-    private AtomicFile() {
-    }
+    private AtomicFile() {}
 
     /**
      * Checks, before long work starts, that {@code target} can be written: its folder exists and is writable,
@@ -35,14 +34,15 @@ public final class AtomicFile {
     public static void checkWritable(String option, Path target) {
         Path dir = folderOf(target);
         if (Files.isDirectory(target)) {
-            throw new UserError(option + " " + target + " is a folder; give a file name such as "
-                    + target.resolve("out"));
+            throw new UserError(
+                    option + " " + target + " is a folder; give a file name such as " + target.resolve("out"));
         }
         if (!Files.isDirectory(dir)) {
             throw new UserError(option + " " + target + ": the folder " + dir + " does not exist; create it first");
         }
         if (!Files.isWritable(dir)) {
-            throw new UserError(option + " " + target + ": the folder " + dir + " is not writable; choose another place");
+            throw new UserError(
+                    option + " " + target + ": the folder " + dir + " is not writable; choose another place");
         }
     }
 
@@ -67,8 +67,10 @@ public final class AtomicFile {
             temp = null;
             forceFolder(dir);
         } catch (NoSuchFileException | AccessDeniedException e) {
-            throw new UserError("cannot write " + target + ": " + e.getClass().getSimpleName() + " " + e.getMessage()
-                    + "; check that its folder exists and is writable", e);
+            throw new UserError(
+                    "cannot write " + target + ": " + e.getClass().getSimpleName() + " " + e.getMessage()
+                            + "; check that its folder exists and is writable",
+                    e);
         } catch (IOException e) {
             throw new UserError("cannot write " + target + ": " + e.getMessage(), e);
         } finally {

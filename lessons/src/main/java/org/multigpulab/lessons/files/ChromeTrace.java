@@ -19,8 +19,7 @@ public final class ChromeTrace {
 
     private static final List<String> LANES = List.of("steps", "compute", "comm", "send", "recv");
 
-    private ChromeTrace() {
-    }
+    private ChromeTrace() {}
 
     /** Writes {@code timeline}'s recorded events to {@code file}, atomically. */
     public static void write(Path file, Timeline timeline) {
@@ -29,7 +28,11 @@ public final class ChromeTrace {
             try (JsonWriter json = new JsonWriter(text)) {
                 json.beginObject();
                 json.name("displayTimeUnit").value("ms");
-                json.name("otherData").beginObject().name("simulated").value(timeline.description()).endObject();
+                json.name("otherData")
+                        .beginObject()
+                        .name("simulated")
+                        .value(timeline.description())
+                        .endObject();
                 json.name("traceEvents").beginArray();
                 List<Timeline.DeviceTime> devices = timeline.devices();
                 for (int d = 0; d < devices.size(); d++) {
@@ -40,13 +43,20 @@ public final class ChromeTrace {
                 }
                 for (Timeline.TraceEvent e : timeline.trace()) {
                     json.beginObject()
-                            .name("name").value(e.name())
-                            .name("cat").value(e.category())
-                            .name("ph").value("X")
-                            .name("pid").value(e.device())
-                            .name("tid").value(LANES.indexOf(e.lane()))
-                            .name("ts").value(e.startSec() * 1e6)
-                            .name("dur").value(e.durationSec() * 1e6)
+                            .name("name")
+                            .value(e.name())
+                            .name("cat")
+                            .value(e.category())
+                            .name("ph")
+                            .value("X")
+                            .name("pid")
+                            .value(e.device())
+                            .name("tid")
+                            .value(LANES.indexOf(e.lane()))
+                            .name("ts")
+                            .value(e.startSec() * 1e6)
+                            .name("dur")
+                            .value(e.durationSec() * 1e6)
                             .endObject();
                 }
                 json.endArray();
@@ -56,7 +66,20 @@ public final class ChromeTrace {
     }
 
     private static void metadata(JsonWriter json, String kind, int pid, int tid, String name) throws IOException {
-        json.beginObject().name("name").value(kind).name("ph").value("M").name("pid").value(pid).name("tid").value(tid)
-                .name("args").beginObject().name("name").value(name).endObject().endObject();
+        json.beginObject()
+                .name("name")
+                .value(kind)
+                .name("ph")
+                .value("M")
+                .name("pid")
+                .value(pid)
+                .name("tid")
+                .value(tid)
+                .name("args")
+                .beginObject()
+                .name("name")
+                .value(name)
+                .endObject()
+                .endObject();
     }
 }

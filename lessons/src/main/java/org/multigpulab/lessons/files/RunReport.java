@@ -15,65 +15,108 @@ import org.multigpulab.device.DeviceStats;
  * The JSON run report of {@code ./lab train --report FILE}; its schema is in the README. Field names are the
  * record components in snake case.
  */
-public record RunReport(String schema, Config config, List<String> devices, List<Epoch> epochs, Final finalResult,
-                        List<DeviceSummary> deviceStats, Sim sim, Dist dist) {
+public record RunReport(
+        String schema,
+        Config config,
+        List<String> devices,
+        List<Epoch> epochs,
+        Final finalResult,
+        List<DeviceSummary> deviceStats,
+        Sim sim,
+        Dist dist) {
 
     public static final String SCHEMA = "multigpu-lab/run-report/6";
 
     /** The options the run was started with; {@code model} is {@code --model}'s value ({@code lenet}, {@code mlp}). */
-    public record Config(String backend, String physical, int gpus, String allreduce, Double bucketMb, int epochs,
-                         int batchSize, float lr, long seed, boolean shuffle, int trainSamples, int testSamples,
-                         String dataDir, String load, String model) {
-    }
+    public record Config(
+            String backend,
+            String physical,
+            int gpus,
+            String allreduce,
+            Double bucketMb,
+            int epochs,
+            int batchSize,
+            float lr,
+            long seed,
+            boolean shuffle,
+            int trainSamples,
+            int testSamples,
+            String dataDir,
+            String load,
+            String model) {}
 
     /** One epoch; {@code simSec} is null unless the devices are simulated. */
-    public record Epoch(int epoch, double trainLoss, double trainAcc, double testAcc, double wallSec, Double simSec) {
-    }
+    public record Epoch(int epoch, double trainLoss, double trainAcc, double testAcc, double wallSec, Double simSec) {}
 
     /**
      * What the simulated GPUs would have taken, for {@code --backend sim} only: the modelled hardware, the
      * allreduce algorithm, mean simulated seconds per epoch, per device its time computing, communicating and
      * idle over the whole run (training and evaluation), its bytes and peak memory, and the bytes per link.
      */
-    public record Sim(String profile, String topology, String description, String algorithm, Double bucketMb,
-                      double secPerEpoch, List<SimDevice> devices, List<SimLink> links) {
-    }
+    public record Sim(
+            String profile,
+            String topology,
+            String description,
+            String algorithm,
+            Double bucketMb,
+            double secPerEpoch,
+            List<SimDevice> devices,
+            List<SimLink> links) {}
 
-    public record SimDevice(String device, double computeSec, double commSec, double idleSec, long bytesSent,
-                            long bytesReceived, long peakBytes) {
-    }
+    public record SimDevice(
+            String device,
+            double computeSec,
+            double commSec,
+            double idleSec,
+            long bytesSent,
+            long bytesReceived,
+            long peakBytes) {}
 
-    public record SimLink(String from, String to, long bytes) {
-    }
+    public record SimLink(String from, String to, long bytes) {}
 
     /**
      * Training across processes ({@code --dist}): how many, over what, and the wall time rank 0 spent summing
      * gradients across them (download, the collective, upload), in all and per call.
      */
-    public record Dist(String kind, int worldSize, String description, double crossRankSec, long crossRankCalls,
-                       Double crossRankMsPerCall) {
+    public record Dist(
+            String kind,
+            int worldSize,
+            String description,
+            double crossRankSec,
+            long crossRankCalls,
+            Double crossRankMsPerCall) {
         public Dist(String kind, int worldSize, String description, double crossRankSec, long crossRankCalls) {
-            this(kind, worldSize, description, crossRankSec, crossRankCalls,
+            this(
+                    kind,
+                    worldSize,
+                    description,
+                    crossRankSec,
+                    crossRankCalls,
                     crossRankCalls == 0 ? null : 1e3 * crossRankSec / crossRankCalls);
         }
     }
 
     /** The result, wall seconds per epoch, and seconds from the JVM's start to the first batch. */
-    public record Final(double testAcc, double wallSecPerEpoch, double startupSec) {
-    }
+    public record Final(double testAcc, double wallSecPerEpoch, double startupSec) {}
 
     /** What each device did over the whole run, from its {@link DeviceStats}. */
-    public record DeviceSummary(String device, long kernelLaunches, long flops, long bytesUploaded,
-                                long bytesDownloaded, long bytesFromPeers, long bytesToPeers, long peakBytes,
-                                List<KernelSummary> kernels) {
-    }
+    public record DeviceSummary(
+            String device,
+            long kernelLaunches,
+            long flops,
+            long bytesUploaded,
+            long bytesDownloaded,
+            long bytesFromPeers,
+            long bytesToPeers,
+            long peakBytes,
+            List<KernelSummary> kernels) {}
 
     /** Where a device's time went: one kernel at one size (FLOPs per launch), its launches and seconds. */
-    public record KernelSummary(String kernel, long flopsPerLaunch, long launches, double sec) {
-    }
+    public record KernelSummary(String kernel, long flopsPerLaunch, long launches, double sec) {}
 
     private static final Gson GSON = new GsonBuilder()
-            .setFieldNamingStrategy(f -> f.getName().equals("finalResult") ? "final"
+            .setFieldNamingStrategy(f -> f.getName().equals("finalResult")
+                    ? "final"
                     : FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES.translateName(f))
             .setPrettyPrinting()
             .serializeSpecialFloatingPointValues()
@@ -82,25 +125,65 @@ public record RunReport(String schema, Config config, List<String> devices, List
 
     public static RunReport of(Config config, TrainResult result, double startupSec, List<Device> devices, Dist dist) {
         List<Epoch> epochs = result.epochs().stream().map(RunReport::epoch).toList();
-        List<DeviceSummary> stats = devices.stream().map(d -> {
-            DeviceStats s = d.stats();
-            return new DeviceSummary(d.id().toString(), s.kernelLaunches(), s.flops(), s.bytesUploaded(),
-                    s.bytesDownloaded(), s.bytesFromPeers(), s.bytesToPeers(), s.peakAllocatedBytes(),
-                    s.kernelTimes().stream().map(k -> new KernelSummary(k.kernel(), k.flopsPerLaunch(), k.launches(),
-                            k.nanos() / 1e9)).toList());
-        }).toList();
-        Sim sim = devices.getFirst().timeline().map(t -> new Sim(t.profile(), t.topology(), t.description(),
-                config.allreduce(), config.bucketMb(), result.simulatedSecPerEpoch(),
-                t.devices().stream().map(d -> new SimDevice(d.device().toString(), d.computeSec(), d.commSec(),
-                        d.idleSec(), d.bytesSent(), d.bytesReceived(), d.peakBytes())).toList(),
-                t.links().stream().map(l -> new SimLink(l.from().toString(), l.to().toString(), l.bytes())).toList()))
+        List<DeviceSummary> stats = devices.stream()
+                .map(d -> {
+                    DeviceStats s = d.stats();
+                    return new DeviceSummary(
+                            d.id().toString(),
+                            s.kernelLaunches(),
+                            s.flops(),
+                            s.bytesUploaded(),
+                            s.bytesDownloaded(),
+                            s.bytesFromPeers(),
+                            s.bytesToPeers(),
+                            s.peakAllocatedBytes(),
+                            s.kernelTimes().stream()
+                                    .map(k -> new KernelSummary(
+                                            k.kernel(), k.flopsPerLaunch(), k.launches(), k.nanos() / 1e9))
+                                    .toList());
+                })
+                .toList();
+        Sim sim = devices.getFirst()
+                .timeline()
+                .map(t -> new Sim(
+                        t.profile(),
+                        t.topology(),
+                        t.description(),
+                        config.allreduce(),
+                        config.bucketMb(),
+                        result.simulatedSecPerEpoch(),
+                        t.devices().stream()
+                                .map(d -> new SimDevice(
+                                        d.device().toString(),
+                                        d.computeSec(),
+                                        d.commSec(),
+                                        d.idleSec(),
+                                        d.bytesSent(),
+                                        d.bytesReceived(),
+                                        d.peakBytes()))
+                                .toList(),
+                        t.links().stream()
+                                .map(l -> new SimLink(l.from().toString(), l.to().toString(), l.bytes()))
+                                .toList()))
                 .orElse(null);
-        return new RunReport(SCHEMA, config, result.devices().stream().map(Object::toString).toList(), epochs,
-                new Final(result.finalTestAcc(), result.secPerEpoch(), startupSec), stats, sim, dist);
+        return new RunReport(
+                SCHEMA,
+                config,
+                result.devices().stream().map(Object::toString).toList(),
+                epochs,
+                new Final(result.finalTestAcc(), result.secPerEpoch(), startupSec),
+                stats,
+                sim,
+                dist);
     }
 
     private static Epoch epoch(TrainingListener.EpochDone e) {
-        return new Epoch(e.epoch(), e.trainLoss(), e.trainAcc(), e.testAcc(), e.wallSec(),
+        return new Epoch(
+                e.epoch(),
+                e.trainLoss(),
+                e.trainAcc(),
+                e.testAcc(),
+                e.wallSec(),
                 Double.isNaN(e.simSec()) ? null : e.simSec());
     }
 

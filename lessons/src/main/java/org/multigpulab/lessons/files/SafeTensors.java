@@ -28,8 +28,7 @@ public final class SafeTensors {
 
     private static final long MAX_HEADER = 100L << 20;
 
-    private SafeTensors() {
-    }
+    private SafeTensors() {}
 
     /** Writes {@code tensors} to {@code file}, atomically. */
     public static void write(Path file, List<HostTensor> tensors) {
@@ -55,7 +54,7 @@ public final class SafeTensors {
             header.add(t.name(), entry);
         }
         byte[] json = header.toString().getBytes(StandardCharsets.UTF_8);
-        int padded = (json.length + 7) / 8 * 8;   // the data starts 8-byte aligned
+        int padded = (json.length + 7) / 8 * 8; // the data starts 8-byte aligned
         ByteBuffer head = ByteBuffer.allocate(8 + padded).order(ByteOrder.LITTLE_ENDIAN);
         head.putLong(padded).put(json);
         while (head.hasRemaining()) {
@@ -87,12 +86,15 @@ public final class SafeTensors {
         ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         long headerLength = buf.getLong(0);
         if (headerLength <= 0 || headerLength > MAX_HEADER || 8 + headerLength > bytes.length) {
-            throw corrupt(file, "its header length " + headerLength + " does not fit in a file of " + bytes.length + " bytes");
+            throw corrupt(
+                    file,
+                    "its header length " + headerLength + " does not fit in a file of " + bytes.length + " bytes");
         }
         int dataStart = (int) (8 + headerLength);
         JsonObject header;
         try {
-            JsonElement parsed = JsonParser.parseString(new String(bytes, 8, (int) headerLength, StandardCharsets.UTF_8));
+            JsonElement parsed =
+                    JsonParser.parseString(new String(bytes, 8, (int) headerLength, StandardCharsets.UTF_8));
             if (!parsed.isJsonObject()) {
                 throw corrupt(file, "its header is not a JSON object");
             }
@@ -106,7 +108,11 @@ public final class SafeTensors {
                 continue;
             }
             HostTensor t = tensor(file, e.getKey(), e.getValue(), bytes, dataStart);
-            long begin = e.getValue().getAsJsonObject().getAsJsonArray("data_offsets").get(0).getAsLong();
+            long begin = e.getValue()
+                    .getAsJsonObject()
+                    .getAsJsonArray("data_offsets")
+                    .get(0)
+                    .getAsLong();
             if (t.size() > 0 && byOffset.put(begin, t) != null) {
                 throw corrupt(file, "two tensors start at byte " + begin);
             }
@@ -134,17 +140,25 @@ public final class SafeTensors {
             JsonArray offsets = entry.getAsJsonArray("data_offsets");
             long begin = offsets.get(0).getAsLong(), end = offsets.get(1).getAsLong();
             if (begin < 0 || end < begin || dataStart + end > bytes.length) {
-                throw corrupt(file, "tensor " + name + " claims bytes " + begin + "…" + end + " past the end of the file");
+                throw corrupt(
+                        file, "tensor " + name + " claims bytes " + begin + "…" + end + " past the end of the file");
             }
             if (end - begin != 4 * size) {
-                throw corrupt(file, "tensor " + name + " has shape " + java.util.Arrays.toString(shape) + " but "
-                        + (end - begin) + " bytes of data");
+                throw corrupt(
+                        file,
+                        "tensor " + name + " has shape " + java.util.Arrays.toString(shape) + " but " + (end - begin)
+                                + " bytes of data");
             }
             float[] values = new float[(int) size];
-            ByteBuffer.wrap(bytes, (int) (dataStart + begin), (int) (end - begin)).order(ByteOrder.LITTLE_ENDIAN)
-                    .asFloatBuffer().get(values);
+            ByteBuffer.wrap(bytes, (int) (dataStart + begin), (int) (end - begin))
+                    .order(ByteOrder.LITTLE_ENDIAN)
+                    .asFloatBuffer()
+                    .get(values);
             return new HostTensor(name, shape, values);
-        } catch (IllegalStateException | NullPointerException | UnsupportedOperationException | IndexOutOfBoundsException e) {
+        } catch (IllegalStateException
+                | NullPointerException
+                | UnsupportedOperationException
+                | IndexOutOfBoundsException e) {
             throw corrupt(file, "the header entry of tensor " + name + " lacks dtype, shape or data_offsets");
         }
     }
@@ -153,15 +167,16 @@ public final class SafeTensors {
      * Checks that {@code tensors} are exactly the named tensors with the shapes of {@code expected}, and returns
      * them in that order.
      */
-    public static List<HostTensor> matching(Path file, List<HostTensor> tensors, List<String> names, List<int[]> shapes) {
+    public static List<HostTensor> matching(
+            Path file, List<HostTensor> tensors, List<String> names, List<int[]> shapes) {
         Map<String, HostTensor> byName = new LinkedHashMap<>();
         tensors.forEach(t -> byName.put(t.name(), t));
         List<HostTensor> ordered = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
             HostTensor t = byName.remove(names.get(i));
             if (t == null) {
-                throw new UserError("--load " + file + " has no tensor " + names.get(i) + "; it holds " + tensors.stream()
-                        .map(HostTensor::name).toList() + " but the model needs " + names);
+                throw new UserError("--load " + file + " has no tensor " + names.get(i) + "; it holds "
+                        + tensors.stream().map(HostTensor::name).toList() + " but the model needs " + names);
             }
             if (!java.util.Arrays.equals(t.shape(), shapes.get(i))) {
                 throw new UserError("--load " + file + ": tensor " + t.name() + " has shape " + t.shapeText()

@@ -43,7 +43,8 @@ public final class AllreduceLesson implements Lesson {
     private static String show(List<Buffer> data) {
         List<String> lines = new ArrayList<>();
         for (Buffer b : data) {
-            lines.add(TorchText.floats(b.device().download(b), new int[] {1, 2}, b.device().id().toString(), false));
+            lines.add(TorchText.floats(
+                    b.device().download(b), new int[] {1, 2}, b.device().id().toString(), false));
         }
         return String.join(" \n ", lines);
     }
@@ -51,8 +52,9 @@ public final class AllreduceLesson implements Lesson {
     @Override
     public void run(LessonContext ctx) {
         int k = demo(ctx, true).size();
-        ctx.out().println("Notice: all " + k + " devices now hold the same sum, " + k * (k + 1) / 2
-                + ". Device 0 received and sent " + (k - 1) + " buffer(s); every other device received one:"
-                + " the load falls on device 0.");
+        ctx.out()
+                .println("Notice: all " + k + " devices now hold the same sum, " + k * (k + 1) / 2
+                        + ". Device 0 received and sent " + (k - 1) + " buffer(s); every other device received one:"
+                        + " the load falls on device 0.");
     }
 }

@@ -12,8 +12,7 @@ import org.multigpulab.lessons.plot.Curve;
 public final class ConciseExercise1Lesson implements Lesson {
 
     /** One configuration's outcome. */
-    public record Row(int gpus, int batchSize, float lr, double testAcc, double secPerEpoch) {
-    }
+    public record Row(int gpus, int batchSize, float lr, double testAcc, double secPerEpoch) {}
 
     @Override
     public String name() {
@@ -30,27 +29,45 @@ public final class ConciseExercise1Lesson implements Lesson {
         Curve acc = new Curve("test acc"), time = new Curve("wall sec/epoch");
         List<Row> rows = new ArrayList<>();
         for (int k : new int[] {1, 2, 4}) {
-            TrainResult r = ctx.train(k, LessonContext.recipe(epochs, ctx.batchSize() * k, 0.2f * k),
-                    new TrainingListener() { });
+            TrainResult r = ctx.train(
+                    k, LessonContext.recipe(epochs, ctx.batchSize() * k, 0.2f * k), new TrainingListener() {});
             rows.add(new Row(k, ctx.batchSize() * k, 0.2f * k, r.finalTestAcc(), r.secPerEpoch()));
             acc.add(k, r.finalTestAcc());
             time.add(k, r.secPerEpoch());
             ctx.out().printf("k=%d, batch %d, lr %.1f: %s%n", k, ctx.batchSize() * k, 0.2f * k, r.summaryLine());
         }
-        ChartFiles.save(Charts.bars("test accuracy after " + epochs + " epochs (batch and lr scaled with k)", "GPUs",
-                "test accuracy", List.of(acc)), ctx.plots(), "concise-exercise-1-accuracy");
-        ChartFiles.save(Charts.bars("sec/epoch against GPUs (batch and lr scaled with k)", "GPUs",
-                "wall seconds per epoch", List.of(time)), ctx.plots(), "concise-exercise-1-sec-per-epoch");
+        ChartFiles.save(
+                Charts.bars(
+                        "test accuracy after " + epochs + " epochs (batch and lr scaled with k)",
+                        "GPUs",
+                        "test accuracy",
+                        List.of(acc)),
+                ctx.plots(),
+                "concise-exercise-1-accuracy");
+        ChartFiles.save(
+                Charts.bars(
+                        "sec/epoch against GPUs (batch and lr scaled with k)",
+                        "GPUs",
+                        "wall seconds per epoch",
+                        List.of(time)),
+                ctx.plots(),
+                "concise-exercise-1-sec-per-epoch");
         return rows;
     }
 
     @Override
     public void run(LessonContext ctx) {
         List<Row> rows = rows(ctx);
-        ctx.out().printf("Notice: with batch and lr scaled together, test accuracy went %s; k times fewer, larger steps"
-                        + " per epoch. Wall time (%.1f → %.1f sec/epoch) does not fall with logical GPUs that share one"
-                        + " processor: they run one after another. Plots in %s%n",
-                rows.stream().map(r -> String.format("%.3f at k=%d", r.testAcc(), r.gpus())).toList(),
-                rows.getFirst().secPerEpoch(), rows.getLast().secPerEpoch(), ctx.plots());
+        ctx.out()
+                .printf(
+                        "Notice: with batch and lr scaled together, test accuracy went %s; k times fewer, larger steps"
+                                + " per epoch. Wall time (%.1f → %.1f sec/epoch) does not fall with logical GPUs that share one"
+                                + " processor: they run one after another. Plots in %s%n",
+                        rows.stream()
+                                .map(r -> String.format("%.3f at k=%d", r.testAcc(), r.gpus()))
+                                .toList(),
+                        rows.getFirst().secPerEpoch(),
+                        rows.getLast().secPerEpoch(),
+                        ctx.plots());
     }
 }

@@ -38,7 +38,9 @@ public final class ConciseExercise2Lesson implements Lesson {
      * rounds that visit the devices in turn (so drift in the machine's speed hits all alike), median per device.
      */
     public static double[] throughput(List<Device> devices, HostBatch probe) {
-        List<Replica> replicas = devices.stream().map(d -> Replica.getParams(LENET.initParams(0), d)).toList();
+        List<Replica> replicas = devices.stream()
+                .map(d -> Replica.getParams(LENET.initParams(0), d))
+                .toList();
         try {
             replicas.forEach(r -> pass(r, probe));
             double[][] times = new double[devices.size()][REPEATS];
@@ -83,12 +85,16 @@ public final class ConciseExercise2Lesson implements Lesson {
                 shown.add(String.format("%s %.0f img/s", devices.get(i).id(), rates[i]));
             }
             ctx.out().println("measured (forward + backward, median of " + REPEATS + "): " + String.join(", ", shown));
-            ctx.out().println("a batch of " + ctx.batchSize() + " split in proportion: " + Arrays.toString(Scatter.shardSizes(ctx.batchSize(), rates))
-                    + " (evenly: " + Arrays.toString(Scatter.shardSizes(ctx.batchSize(), rates.length)) + ")");
-            ctx.out().println("Notice: a step lasts as long as its slowest device, so equal shares on unequal devices"
-                    + " leave the fast ones idle; shares in proportion to speed make them finish together. The"
-                    + " update is unchanged, since the gradient is summed over the whole batch whatever the split"
-                    + " (Scatter.shardSizes splits it). Logical GPUs of one processor measure alike, up to noise.");
+            ctx.out()
+                    .println("a batch of " + ctx.batchSize() + " split in proportion: "
+                            + Arrays.toString(Scatter.shardSizes(ctx.batchSize(), rates)) + " (evenly: "
+                            + Arrays.toString(Scatter.shardSizes(ctx.batchSize(), rates.length)) + ")");
+            ctx.out()
+                    .println(
+                            "Notice: a step lasts as long as its slowest device, so equal shares on unequal devices"
+                                    + " leave the fast ones idle; shares in proportion to speed make them finish together. The"
+                                    + " update is unchanged, since the gradient is summed over the whole batch whatever the split"
+                                    + " (Scatter.shardSizes splits it). Logical GPUs of one processor measure alike, up to noise.");
         } finally {
             devices.forEach(Device::close);
         }

@@ -46,15 +46,21 @@ public final class ConciseLesson implements Lesson {
         } finally {
             devices.forEach(Device::close);
         }
-        ctx.out().printf(Locale.ROOT, "test acc: %.2f, %.1f sec/epoch on %s%n", acc[epochs - 1], seconds / epochs,
-                devices.stream().map(d -> d.id().toString()).toList());
+        ctx.out()
+                .printf(
+                        Locale.ROOT,
+                        "test acc: %.2f, %.1f sec/epoch on %s%n",
+                        acc[epochs - 1],
+                        seconds / epochs,
+                        devices.stream().map(d -> d.id().toString()).toList());
         return acc;
     }
 
     @Override
     public void run(LessonContext ctx) {
         train(ctx, ctx.gpus(2), ctx.epochs(5), ctx.batchSize(), 0.2f);
-        ctx.out().println("Notice: the loop holds no device at all: net.step(batch, lr) splits the batch, runs every"
-                + " replica, allreduces and updates them, as nn.DataParallel does for PyTorch.");
+        ctx.out()
+                .println("Notice: the loop holds no device at all: net.step(batch, lr) splits the batch, runs every"
+                        + " replica, allreduces and updates them, as nn.DataParallel does for PyTorch.");
     }
 }

@@ -13,8 +13,7 @@ import org.multigpulab.lessons.plot.LearningCurve;
 public final class Exercise1Lesson implements Lesson {
 
     /** One configuration's outcome. */
-    public record Row(int gpus, int batchSize, int stepsPerEpoch, double testAcc, double secPerEpoch) {
-    }
+    public record Row(int gpus, int batchSize, int stepsPerEpoch, double testAcc, double secPerEpoch) {}
 
     @Override
     public String name() {
@@ -30,8 +29,12 @@ public final class Exercise1Lesson implements Lesson {
         int base = ctx.batchSize();
         int epochs = ctx.epochs(3);
         List<Curve> curves = new ArrayList<>();
-        LearningCurve chart = new LearningCurve("batch k*" + base + " on k GPUs, lr 0.2", ctx.plots(), "exercise-1-accuracy",
-                ctx.interactive(), curves);
+        LearningCurve chart = new LearningCurve(
+                "batch k*" + base + " on k GPUs, lr 0.2",
+                ctx.plots(),
+                "exercise-1-accuracy",
+                ctx.interactive(),
+                curves);
         Curve time = new Curve("wall sec/epoch");
         List<Row> rows = new ArrayList<>();
         for (int k : new int[] {1, 2, 4}) {
@@ -44,18 +47,30 @@ public final class Exercise1Lesson implements Lesson {
             time.add(k, r.secPerEpoch());
             ctx.out().printf("k=%d, batch %d: %d steps/epoch; %s%n", k, k * base, steps, r.summaryLine());
         }
-        ChartFiles.save(Charts.bars("sec/epoch against GPUs (batch k*" + base + ")", "GPUs", "wall seconds per epoch",
-                List.of(time)), ctx.plots(), "exercise-1-sec-per-epoch");
+        ChartFiles.save(
+                Charts.bars(
+                        "sec/epoch against GPUs (batch k*" + base + ")",
+                        "GPUs",
+                        "wall seconds per epoch",
+                        List.of(time)),
+                ctx.plots(),
+                "exercise-1-sec-per-epoch");
         return rows;
     }
 
     @Override
     public void run(LessonContext ctx) {
         List<Row> rows = rows(ctx);
-        ctx.out().printf("Notice: k times the batch means k times fewer steps (%d → %d per epoch); at the same lr the"
-                        + " model %s per epoch (test acc %.3f → %.3f). Exercise 2 scales the lr to make up for it."
-                        + " Plots in %s%n", rows.getFirst().stepsPerEpoch(), rows.getLast().stepsPerEpoch(),
-                rows.getLast().testAcc() < rows.getFirst().testAcc() ? "learns less" : "learns as much",
-                rows.getFirst().testAcc(), rows.getLast().testAcc(), ctx.plots());
+        ctx.out()
+                .printf(
+                        "Notice: k times the batch means k times fewer steps (%d → %d per epoch); at the same lr the"
+                                + " model %s per epoch (test acc %.3f → %.3f). Exercise 2 scales the lr to make up for it."
+                                + " Plots in %s%n",
+                        rows.getFirst().stepsPerEpoch(),
+                        rows.getLast().stepsPerEpoch(),
+                        rows.getLast().testAcc() < rows.getFirst().testAcc() ? "learns less" : "learns as much",
+                        rows.getFirst().testAcc(),
+                        rows.getLast().testAcc(),
+                        ctx.plots());
     }
 }

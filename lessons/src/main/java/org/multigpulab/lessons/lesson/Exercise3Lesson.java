@@ -36,8 +36,11 @@ public final class Exercise3Lesson implements Lesson {
 
     public Traffic measure(LessonContext ctx, String name, AllReduceAlgorithm allReduce) {
         List<Long> received = new ArrayList<>();
-        var result = ctx.train(ctx.gpus(4), LessonContext.recipe(ctx.epochs(1), ctx.batchSize(), 0.2f).withAllReduce(allReduce),
-                new TrainingListener() { }, trainer -> {
+        var result = ctx.train(
+                ctx.gpus(4),
+                LessonContext.recipe(ctx.epochs(1), ctx.batchSize(), 0.2f).withAllReduce(allReduce),
+                new TrainingListener() {},
+                trainer -> {
                     for (Device d : trainer.devices()) {
                         received.add(d.stats().bytesFromPeers());
                     }
@@ -51,15 +54,24 @@ public final class Exercise3Lesson implements Lesson {
         Traffic spread = measure(ctx, "parameter i on device i mod k", AllReduceAlgorithm.SPREAD);
         Traffic ring = measure(ctx, "ring (every tensor in k chunks)", AllReduceAlgorithm.RING);
         for (Traffic t : List.of(naive, spread, ring)) {
-            ctx.out().printf("%-32s MB received per device %s, total %.1f MB, busiest %.1f MB; %.1f wall sec/epoch%n",
-                    t.algorithm(), t.bytesReceived().stream().map(b -> String.format("%.1f", b / 1e6)).toList(),
-                    t.total() / 1e6, t.max() / 1e6, t.secPerEpoch());
+            ctx.out()
+                    .printf(
+                            "%-32s MB received per device %s, total %.1f MB, busiest %.1f MB; %.1f wall sec/epoch%n",
+                            t.algorithm(),
+                            t.bytesReceived().stream()
+                                    .map(b -> String.format("%.1f", b / 1e6))
+                                    .toList(),
+                            t.total() / 1e6,
+                            t.max() / 1e6,
+                            t.secPerEpoch());
         }
-        ctx.out().printf("Notice: the same %.1f MB cross the links with all three, but no single device has to"
-                        + " receive (k-1) copies of everything: on real GPUs the reductions run at once on different"
-                        + " devices and links, so the busiest one finishes sooner (%.0f%% of the naive load here). W3 is"
-                        + " most of the gradient, so splitting by whole parameters balances poorly; splitting every"
-                        + " tensor into k chunks, as the ring does, gives every device the same share (%.0f%%).%n",
-                naive.total() / 1e6, 100.0 * spread.max() / naive.max(), 100.0 * ring.max() / naive.max());
+        ctx.out()
+                .printf(
+                        "Notice: the same %.1f MB cross the links with all three, but no single device has to"
+                                + " receive (k-1) copies of everything: on real GPUs the reductions run at once on different"
+                                + " devices and links, so the busiest one finishes sooner (%.0f%% of the naive load here). W3 is"
+                                + " most of the gradient, so splitting by whole parameters balances poorly; splitting every"
+                                + " tensor into k chunks, as the ring does, gives every device the same share (%.0f%%).%n",
+                        naive.total() / 1e6, 100.0 * spread.max() / naive.max(), 100.0 * ring.max() / naive.max());
     }
 }

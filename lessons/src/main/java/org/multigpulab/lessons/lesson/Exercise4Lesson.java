@@ -20,12 +20,18 @@ public final class Exercise4Lesson implements Lesson {
     /** The test accuracy of each replica after training. */
     public List<Double> accuracies(LessonContext ctx) {
         List<Double> accuracy = new ArrayList<>();
-        ctx.train(ctx.gpus(4), LessonContext.recipe(ctx.epochs(2), ctx.batchSize(), 0.2f),
-                new TrainingListener() { }, trainer -> {
+        ctx.train(
+                ctx.gpus(4),
+                LessonContext.recipe(ctx.epochs(2), ctx.batchSize(), 0.2f),
+                new TrainingListener() {},
+                trainer -> {
                     for (int i = 0; i < trainer.devices().size(); i++) {
                         double acc = trainer.evaluateAccuracy(ctx.data().test(), i);
                         accuracy.add(acc);
-                        ctx.out().printf("test acc on %s: %.4f%n", trainer.devices().get(i).id(), acc);
+                        ctx.out()
+                                .printf(
+                                        "test acc on %s: %.4f%n",
+                                        trainer.devices().get(i).id(), acc);
                     }
                 });
         return accuracy;
@@ -35,9 +41,11 @@ public final class Exercise4Lesson implements Lesson {
     public void run(LessonContext ctx) {
         List<Double> acc = accuracies(ctx);
         boolean same = acc.stream().distinct().count() == 1;
-        ctx.out().println("Notice: " + (same
-                ? "every replica scores the same, because the allreduce leaves every replica the same gradient and"
-                        + " every replica takes the same step. The notebook's own allreduce would not (./lab lesson allreduce-bug)."
-                : "the replicas disagree: the allreduce did not reach every replica."));
+        ctx.out()
+                .println("Notice: "
+                        + (same
+                                ? "every replica scores the same, because the allreduce leaves every replica the same gradient and"
+                                        + " every replica takes the same step. The notebook's own allreduce would not (./lab lesson allreduce-bug)."
+                                : "the replicas disagree: the allreduce did not reach every replica."));
     }
 }

@@ -37,8 +37,17 @@ public final class LessonContext {
     private FashionMnist.Splits data;
     private Path plotDir;
 
-    public LessonContext(PrintStream out, DeviceSetup devices, Integer gpus, Path dataDir, Integer trainSamples,
-                         Integer testSamples, Integer epochs, Integer batchSize, Path plotDir, boolean quiet) {
+    public LessonContext(
+            PrintStream out,
+            DeviceSetup devices,
+            Integer gpus,
+            Path dataDir,
+            Integer trainSamples,
+            Integer testSamples,
+            Integer epochs,
+            Integer batchSize,
+            Path plotDir,
+            boolean quiet) {
         this.out = out;
         this.devices = devices;
         this.gpus = gpus;
@@ -123,21 +132,26 @@ public final class LessonContext {
      * {@code config}, tells {@code listener} each epoch, hands the trained replicas to {@code inspect} before they
      * are freed, and closes the devices.
      */
-    public TrainResult train(int count, TrainConfig config, TrainingListener listener,
-                             Consumer<DataParallelTrainer> inspect) {
+    public TrainResult train(
+            int count, TrainConfig config, TrainingListener listener, Consumer<DataParallelTrainer> inspect) {
         return train(devices, count, config, listener, inspect);
     }
 
     /** {@link #train(int, TrainConfig, TrainingListener, Consumer)} on devices of {@code setup}. */
-    public TrainResult train(DeviceSetup setup, int count, TrainConfig config, TrainingListener listener,
-                             Consumer<DataParallelTrainer> inspect) {
+    public TrainResult train(
+            DeviceSetup setup,
+            int count,
+            TrainConfig config,
+            TrainingListener listener,
+            Consumer<DataParallelTrainer> inspect) {
         List<Device> opened = setup.open(count);
         List<TrainingListener> listeners = new ArrayList<>(List.of(listener));
         ProgressBars bars = ProgressBars.wanted(quiet) ? new ProgressBars() : null;
         if (bars != null) {
             listeners.add(bars);
         }
-        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, new LeNet(), new LeNet().initParams(1), config)) {
+        try (DataParallelTrainer trainer =
+                new DataParallelTrainer(opened, new LeNet(), new LeNet().initParams(1), config)) {
             TrainResult result = trainer.train(data(), TrainingListener.all(listeners));
             inspect.accept(trainer);
             return result;
@@ -151,7 +165,7 @@ public final class LessonContext {
 
     /** {@link #train} with nothing to inspect. */
     public TrainResult train(int count, TrainConfig config, TrainingListener listener) {
-        return train(count, config, listener, trainer -> { });
+        return train(count, config, listener, trainer -> {});
     }
 
     /**

@@ -7,13 +7,23 @@ import java.util.Optional;
 public final class Lessons {
 
     public static final List<Lesson> ALL = List.of(
-            new ModelLesson(), new ParamsLesson(), new AllreduceLesson(), new ScatterLesson(), new TrainLesson(),
-            new AllreduceBugLesson(), new Exercise1Lesson(), new Exercise2Lesson(), new Exercise3Lesson(),
-            new Exercise4Lesson(), new ConciseLesson(), new ConciseExercise1Lesson(), new ConciseExercise2Lesson(),
-            new ScalingLesson(), new MultiProcessLesson());
+            new ModelLesson(),
+            new ParamsLesson(),
+            new AllreduceLesson(),
+            new ScatterLesson(),
+            new TrainLesson(),
+            new AllreduceBugLesson(),
+            new Exercise1Lesson(),
+            new Exercise2Lesson(),
+            new Exercise3Lesson(),
+            new Exercise4Lesson(),
+            new ConciseLesson(),
+            new ConciseExercise1Lesson(),
+            new ConciseExercise2Lesson(),
+            new ScalingLesson(),
+            new MultiProcessLesson());
 
-    private Lessons() {
-    }
+    private Lessons() {}
 
     public static Optional<Lesson> find(String name) {
         return ALL.stream().filter(l -> l.name().equals(name)).findFirst();

@@ -18,12 +18,10 @@ public final class ModelLesson implements Lesson {
     private static final LeNet LENET = new LeNet();
 
     /** A layer's name and output shape for one image. */
-    public record Layer(String name, int[] shape) {
-    }
+    public record Layer(String name, int[] shape) {}
 
     /** What the lesson shows: each layer's output shape and the number of parameters. */
-    public record Model(List<Layer> layers, int parameters) {
-    }
+    public record Model(List<Layer> layers, int parameters) {}
 
     @Override
     public String name() {
@@ -40,7 +38,7 @@ public final class ModelLesson implements Lesson {
         List<Device> devices = ctx.open(1);
         List<Layer> layers = new ArrayList<>();
         try (Replica replica = Replica.getParams(LENET.initParams(0), devices.getFirst());
-             Tape tape = Tape.inference(replica.workspace())) {
+                Tape tape = Tape.inference(replica.workspace())) {
             Tensor x = tape.newTensor(false, 1, 1, LeNet.IMAGE_SIZE, LeNet.IMAGE_SIZE);
             layers.add(new Layer("X", x.shape()));
             LENET.forward(tape, x, replica.params(), (name, t) -> layers.add(new Layer(name, t.shape())));
@@ -64,12 +62,15 @@ public final class ModelLesson implements Lesson {
         }
         out.printf("  total %,d%n", model.parameters());
         List<HostTensor> params = LENET.initParams(0);
-        double convParams = params.subList(0, 4).stream().mapToInt(HostTensor::size).sum();
+        double convParams =
+                params.subList(0, 4).stream().mapToInt(HostTensor::size).sum();
         long convFlops = new ConvShape(1, 1, 28, 28, 20, 3, 3).flops() + new ConvShape(1, 20, 13, 13, 50, 5, 5).flops();
         long denseFlops = KernelOp.Gemm.flops(1, 128, 800) + KernelOp.Gemm.flops(1, 10, 128);
-        out.printf("Notice: the two convolutions hold %.0f%% of the parameters but do %.0f%% of the multiply-adds;"
+        out.printf(
+                "Notice: the two convolutions hold %.0f%% of the parameters but do %.0f%% of the multiply-adds;"
                         + " W3 alone is %.0f%% of the gradient the allreduce moves every step.%n",
-                100 * convParams / model.parameters(), 100.0 * convFlops / (convFlops + denseFlops),
+                100 * convParams / model.parameters(),
+                100.0 * convFlops / (convFlops + denseFlops),
                 100.0 * params.get(4).size() / model.parameters());
     }
 }

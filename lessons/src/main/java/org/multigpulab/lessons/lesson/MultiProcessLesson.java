@@ -24,8 +24,7 @@ public final class MultiProcessLesson implements Lesson {
     private static final String LAB = "org.multigpulab.lessons.Lab";
 
     /** One run: its ranks, test accuracy, wall sec/epoch, and the cross-rank allreduce per step. */
-    public record Row(int ranks, double testAcc, double secPerEpoch, long crossRankCalls, Double crossRankMsPerStep) {
-    }
+    public record Row(int ranks, double testAcc, double secPerEpoch, long crossRankCalls, Double crossRankMsPerStep) {}
 
     @Override
     public String name() {
@@ -55,18 +54,35 @@ public final class MultiProcessLesson implements Lesson {
         if ("root".equals(System.getProperty("user.name"))) {
             command.add(1, "--allow-run-as-root");
         }
-        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector",
-                "-cp", System.getProperty("java.class.path"), LAB, "train", "--dist", "mpi"));
+        command.addAll(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "--add-modules",
+                "jdk.incubator.vector",
+                "-cp",
+                System.getProperty("java.class.path"),
+                LAB,
+                "train",
+                "--dist",
+                "mpi"));
         command.addAll(trainOptions);
         return command;
     }
 
     private static Row run(LessonContext ctx, int ranks) {
         Path report = ctx.plots().resolve("multi-process-" + ranks + "-ranks.json");
-        List<String> train = new ArrayList<>(List.of("--gpus", "1", "--epochs", Integer.toString(ctx.epochs(1)),
-                "--batch-size", Integer.toString(ctx.batchSize()), "--quiet", "--report", report.toString(),
-                "--plot-dir", ctx.plots().resolve("multi-process-" + ranks + "-ranks").toString()));
+        List<String> train = new ArrayList<>(List.of(
+                "--gpus",
+                "1",
+                "--epochs",
+                Integer.toString(ctx.epochs(1)),
+                "--batch-size",
+                Integer.toString(ctx.batchSize()),
+                "--quiet",
+                "--report",
+                report.toString(),
+                "--plot-dir",
+                ctx.plots().resolve("multi-process-" + ranks + "-ranks").toString()));
         train.addAll(ctx.dataOptions());
         List<String> command = mpirunTrain(ranks, train);
         String output;
@@ -88,13 +104,26 @@ public final class MultiProcessLesson implements Lesson {
         }
         try {
             RunReport r = RunReport.fromJson(Files.readString(report));
-            Row row = new Row(ranks, r.finalResult().testAcc(), r.finalResult().wallSecPerEpoch(),
-                    r.dist().crossRankCalls(), r.dist().crossRankMsPerCall());
-            ctx.out().printf("%d rank%s: test acc %.3f, %.1f sec/epoch; %s%n", ranks, ranks == 1 ? " " : "s",
-                    row.testAcc(), row.secPerEpoch(), row.crossRankMsPerStep() == null ? "nothing crosses between processes"
-                            : String.format(java.util.Locale.ROOT, "each step every rank sends and receives its"
-                                    + " 0.52 MB of summed gradients through Open MPI: %.2f ms per step",
-                            row.crossRankMsPerStep()));
+            Row row = new Row(
+                    ranks,
+                    r.finalResult().testAcc(),
+                    r.finalResult().wallSecPerEpoch(),
+                    r.dist().crossRankCalls(),
+                    r.dist().crossRankMsPerCall());
+            ctx.out()
+                    .printf(
+                            "%d rank%s: test acc %.3f, %.1f sec/epoch; %s%n",
+                            ranks,
+                            ranks == 1 ? " " : "s",
+                            row.testAcc(),
+                            row.secPerEpoch(),
+                            row.crossRankMsPerStep() == null
+                                    ? "nothing crosses between processes"
+                                    : String.format(
+                                            java.util.Locale.ROOT,
+                                            "each step every rank sends and receives its"
+                                                    + " 0.52 MB of summed gradients through Open MPI: %.2f ms per step",
+                                            row.crossRankMsPerStep()));
             return row;
         } catch (IOException e) {
             throw new UserError("mpirun ended without the report " + report + ": " + e.getMessage());
@@ -113,17 +142,32 @@ public final class MultiProcessLesson implements Lesson {
             wall.add(r.ranks(), r.secPerEpoch());
             cross.add(r.ranks(), r.crossRankMsPerStep() == null ? 0 : r.crossRankMsPerStep());
         }
-        ChartFiles.save(Charts.bars("sec/epoch against MPI ranks (one device each)", "ranks", "wall seconds per epoch",
-                List.of(wall)), ctx.plots(), "multi-process-sec-per-epoch");
-        ChartFiles.save(Charts.bars("Summing gradients across ranks", "ranks", "milliseconds per step",
-                List.of(cross)), ctx.plots(), "multi-process-allreduce");
+        ChartFiles.save(
+                Charts.bars(
+                        "sec/epoch against MPI ranks (one device each)",
+                        "ranks",
+                        "wall seconds per epoch",
+                        List.of(wall)),
+                ctx.plots(),
+                "multi-process-sec-per-epoch");
+        ChartFiles.save(
+                Charts.bars("Summing gradients across ranks", "ranks", "milliseconds per step", List.of(cross)),
+                ctx.plots(),
+                "multi-process-allreduce");
         Row last = rows.getLast();
-        ctx.out().printf("Notice: every rank trains on its %d-image share of each batch and starts from rank 0's"
-                        + " parameters, so all reach the same model (test acc %.3f with 1 rank, %.3f with %d). The"
-                        + " processes here share this machine's cores, so more ranks do not train faster; what the"
-                        + " lesson shows is the price of crossing processes, %.2f ms a step with %d ranks, which over"
-                        + " a network grows with the gradient's size and shrinks with the link's speed. Plots in %s%n",
-                ctx.batchSize() / last.ranks(), rows.getFirst().testAcc(), last.testAcc(), last.ranks(),
-                last.crossRankMsPerStep(), last.ranks(), ctx.plots());
+        ctx.out()
+                .printf(
+                        "Notice: every rank trains on its %d-image share of each batch and starts from rank 0's"
+                                + " parameters, so all reach the same model (test acc %.3f with 1 rank, %.3f with %d). The"
+                                + " processes here share this machine's cores, so more ranks do not train faster; what the"
+                                + " lesson shows is the price of crossing processes, %.2f ms a step with %d ranks, which over"
+                                + " a network grows with the gradient's size and shrinks with the link's speed. Plots in %s%n",
+                        ctx.batchSize() / last.ranks(),
+                        rows.getFirst().testAcc(),
+                        last.testAcc(),
+                        last.ranks(),
+                        last.crossRankMsPerStep(),
+                        last.ranks(),
+                        ctx.plots());
     }
 }

@@ -30,12 +30,18 @@ public final class ParamsLesson implements Lesson {
                 replicas.add(replica);
                 Tensor b1 = replica.param("b1");
                 ctx.out().println("# Copy the params to " + device.id());
-                ctx.out().println("b1 weight: " + TorchText.floats(device.download(b1.data()), b1.shape(),
-                        device.id().toString(), true));
+                ctx.out()
+                        .println("b1 weight: "
+                                + TorchText.floats(
+                                        device.download(b1.data()),
+                                        b1.shape(),
+                                        device.id().toString(),
+                                        true));
                 ctx.out().println("b1 grad: " + (b1.grad() == null ? "None" : "allocated"));
             }
-            ctx.out().println("Notice: each device holds its own copy; the gradient is None until the first"
-                    + " backward pass on that device writes it.");
+            ctx.out()
+                    .println("Notice: each device holds its own copy; the gradient is None until the first"
+                            + " backward pass on that device writes it.");
         } finally {
             replicas.forEach(Replica::close);
             devices.forEach(Device::close);

@@ -24,13 +24,17 @@ public final class ScalingLesson implements Lesson {
     private static final int SAMPLED_STEPS = 5;
 
     /** One run: simulated and wall seconds per epoch, and where the time of one step went on the last GPU. */
-    public record Row(String profile, String description, int gpus, int batchSize, double simSecPerEpoch,
-                      double wallSecPerEpoch, Step step) {
-    }
+    public record Row(
+            String profile,
+            String description,
+            int gpus,
+            int batchSize,
+            double simSecPerEpoch,
+            double wallSecPerEpoch,
+            Step step) {}
 
     /** One training step on the last GPU: its kernels, its links and its idle time, in simulated seconds. */
-    public record Step(double seconds, double computeSec, double commSec, double idleSec, long launches) {
-    }
+    public record Step(double seconds, double computeSec, double commSec, double idleSec, long launches) {}
 
     @Override
     public String name() {
@@ -65,7 +69,7 @@ public final class ScalingLesson implements Lesson {
         DeviceSetup first = ctx.devices().withProfile(profiles(ctx.devices()).getFirst());
         for (int k : GPUS) {
             if (k > 1) {
-                rows.add(run(ctx, first, k, k * batch, epochs));   // weak scaling: every GPU keeps its batch
+                rows.add(run(ctx, first, k, k * batch, epochs)); // weak scaling: every GPU keeps its batch
             }
         }
         return rows;
@@ -73,14 +77,26 @@ public final class ScalingLesson implements Lesson {
 
     private static Row run(LessonContext ctx, DeviceSetup setup, int k, int batch, int epochs) {
         Step[] step = new Step[1];
-        TrainResult r = ctx.train(setup, k, LessonContext.recipe(epochs, batch, 0.2f),
-                new TrainingListener() { }, trainer -> step[0] = sampleSteps(ctx, trainer, batch, epochs + 1));
+        TrainResult r = ctx.train(
+                setup,
+                k,
+                LessonContext.recipe(epochs, batch, 0.2f),
+                new TrainingListener() {},
+                trainer -> step[0] = sampleSteps(ctx, trainer, batch, epochs + 1));
         Row row = new Row(setup.profile(), r.simulated(), k, batch, r.simulatedSecPerEpoch(), r.secPerEpoch(), step[0]);
-        ctx.out().printf("%-36s batch %4d: %s sec/epoch simulated, %.1f on this machine; a step: %s ms, GPU %d"
-                        + " computing %.0f%%, on the links %.0f%%, idle %.0f%%%n",
-                row.description(), batch, TrainResult.seconds(row.simSecPerEpoch()), row.wallSecPerEpoch(),
-                TrainResult.seconds(step[0].seconds() * 1e3), k - 1, 100 * step[0].computeSec() / step[0].seconds(),
-                100 * step[0].commSec() / step[0].seconds(), 100 * step[0].idleSec() / step[0].seconds());
+        ctx.out()
+                .printf(
+                        "%-36s batch %4d: %s sec/epoch simulated, %.1f on this machine; a step: %s ms, GPU %d"
+                                + " computing %.0f%%, on the links %.0f%%, idle %.0f%%%n",
+                        row.description(),
+                        batch,
+                        TrainResult.seconds(row.simSecPerEpoch()),
+                        row.wallSecPerEpoch(),
+                        TrainResult.seconds(step[0].seconds() * 1e3),
+                        k - 1,
+                        100 * step[0].computeSec() / step[0].seconds(),
+                        100 * step[0].commSec() / step[0].seconds(),
+                        100 * step[0].idleSec() / step[0].seconds());
         return row;
     }
 
@@ -101,8 +117,11 @@ public final class ScalingLesson implements Lesson {
         }
         Timeline.DeviceTime after = timeline.devices().getLast();
         double n = SAMPLED_STEPS;
-        return new Step((timeline.now() - start) / n, (after.computeSec() - before.computeSec()) / n,
-                (after.commSec() - before.commSec()) / n, (after.idleSec() - before.idleSec()) / n,
+        return new Step(
+                (timeline.now() - start) / n,
+                (after.computeSec() - before.computeSec()) / n,
+                (after.commSec() - before.commSec()) / n,
+                (after.idleSec() - before.idleSec()) / n,
                 Math.round((last.stats().kernelLaunches() - launches) / n));
     }
 
@@ -145,31 +164,46 @@ public final class ScalingLesson implements Lesson {
         }
         speedUp.add(weak);
         speedUp.add(ideal);
-        ChartFiles.save(Charts.bars("Simulated sec/epoch, global batch " + ctx.batchSize(), "GPUs", "seconds per epoch",
-                simulated), ctx.plots(), "scaling-simulated");
-        ChartFiles.save(Charts.bars("Wall sec/epoch here (the same runs)", "GPUs", "seconds per epoch", List.of(wall)),
-                ctx.plots(), "scaling-wall");
-        ChartFiles.save(Charts.lines("Speed-up over one GPU (simulated)", "GPUs", "speed-up", speedUp, false),
-                ctx.plots(), "scaling-speedup");
+        ChartFiles.save(
+                Charts.bars(
+                        "Simulated sec/epoch, global batch " + ctx.batchSize(), "GPUs", "seconds per epoch", simulated),
+                ctx.plots(),
+                "scaling-simulated");
+        ChartFiles.save(
+                Charts.bars("Wall sec/epoch here (the same runs)", "GPUs", "seconds per epoch", List.of(wall)),
+                ctx.plots(),
+                "scaling-wall");
+        ChartFiles.save(
+                Charts.lines("Speed-up over one GPU (simulated)", "GPUs", "speed-up", speedUp, false),
+                ctx.plots(),
+                "scaling-speedup");
 
         Row eight = strong(rows, profiles.getFirst(), ctx.batchSize()).getLast();
         Step s = eight.step();
-        ctx.out().printf("%nWhy it hardly scales: with 8 GPUs each holds %d images, and GPU 7 computes for %s ms of"
-                        + " a %s ms step. The rest it waits: one host thread issues every GPU's %d kernels one after"
-                        + " another, and LeNet's 0.52 MB of gradients cross the links (%s ms of each step). Kernels this"
-                        + " small cost their launch, not their arithmetic.%n",
-                eight.batchSize() / 8, TrainResult.seconds(s.computeSec() * 1e3), TrainResult.seconds(s.seconds() * 1e3),
-                s.launches(),
-                TrainResult.seconds(s.commSec() * 1e3));
+        ctx.out()
+                .printf(
+                        "%nWhy it hardly scales: with 8 GPUs each holds %d images, and GPU 7 computes for %s ms of"
+                                + " a %s ms step. The rest it waits: one host thread issues every GPU's %d kernels one after"
+                                + " another, and LeNet's 0.52 MB of gradients cross the links (%s ms of each step). Kernels this"
+                                + " small cost their launch, not their arithmetic.%n",
+                        eight.batchSize() / 8,
+                        TrainResult.seconds(s.computeSec() * 1e3),
+                        TrainResult.seconds(s.seconds() * 1e3),
+                        s.launches(),
+                        TrainResult.seconds(s.commSec() * 1e3));
         Row weakEight = rows.getLast();
-        ctx.out().printf("What would scale: more work per GPU per launch. Keeping %d images per GPU (weak scaling),"
-                        + " 8 GPUs go through the data %.1f× as fast as one; so would a bigger model, or one process"
-                        + " per GPU (DDP) so that no host thread serialises the launches.%n",
-                ctx.batchSize(), one.simSecPerEpoch() / weakEight.simSecPerEpoch());
+        ctx.out()
+                .printf(
+                        "What would scale: more work per GPU per launch. Keeping %d images per GPU (weak scaling),"
+                                + " 8 GPUs go through the data %.1f× as fast as one; so would a bigger model, or one process"
+                                + " per GPU (DDP) so that no host thread serialises the launches.%n",
+                        ctx.batchSize(), one.simSecPerEpoch() / weakEight.simSecPerEpoch());
         ctx.out().printf("Plots in %s%n", ctx.plots());
     }
 
     static List<Row> strong(List<Row> rows, String profile, int batch) {
-        return rows.stream().filter(r -> r.profile().equals(profile) && r.batchSize() == batch).toList();
+        return rows.stream()
+                .filter(r -> r.profile().equals(profile) && r.batchSize() == batch)
+                .toList();
     }
 }

@@ -35,10 +35,14 @@ public final class ScatterLesson implements Lesson {
             if (print) {
                 var out = ctx.out();
                 out.println("input : " + TorchText.ints(arange, new int[] {4, 5}, null));
-                out.println("load into " + devices.stream().map(d -> d.id().toString()).toList());
+                out.println("load into "
+                        + devices.stream().map(d -> d.id().toString()).toList());
                 List<String> parts = new ArrayList<>();
                 for (Buffer b : split) {
-                    parts.add(TorchText.ints(b.device().download(b), new int[] {b.length() / 5, 5}, b.device().id().toString()));
+                    parts.add(TorchText.ints(
+                            b.device().download(b),
+                            new int[] {b.length() / 5, 5},
+                            b.device().id().toString()));
                 }
                 out.println("output: (" + String.join(", ", parts) + ")");
                 splitBatchDemo(ctx, devices);
@@ -56,9 +60,12 @@ public final class ScatterLesson implements Lesson {
         List<String> parts = new ArrayList<>();
         for (Shard s : Scatter.splitBatch(b, workspaces)) {
             parts.add("X " + Arrays.toString(new int[] {s.size(), 1, 28, 28}) + " y "
-                    + TorchText.ints(s.y().device().download(s.y()), new int[] {s.size()}, null) + " on " + s.x().device().id());
+                    + TorchText.ints(s.y().device().download(s.y()), new int[] {s.size()}, null) + " on "
+                    + s.x().device().id());
         }
-        ctx.out().println("split_batch of " + batch + " images over " + devices.size() + " devices: " + String.join("; ", parts));
+        ctx.out()
+                .println("split_batch of " + batch + " images over " + devices.size() + " devices: "
+                        + String.join("; ", parts));
         ctx.out().println("a batch of 256 over 3 devices: " + Arrays.toString(Scatter.shardSizes(256, 3)));
         workspaces.forEach(Workspace::close);
     }
@@ -66,7 +73,8 @@ public final class ScatterLesson implements Lesson {
     @Override
     public void run(LessonContext ctx) {
         demo(ctx, true);
-        ctx.out().println("Notice: the split is along the first dimension, as even as it can be; the first"
-                + " devices take one row more when it does not divide.");
+        ctx.out()
+                .println("Notice: the split is along the first dimension, as even as it can be; the first"
+                        + " devices take one row more when it does not divide.");
     }
 }

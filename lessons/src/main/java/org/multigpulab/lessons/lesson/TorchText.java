@@ -9,8 +9,7 @@ final class TorchText {
 
     private static final int WIDTH = 80;
 
-    private TorchText() {
-    }
+    private TorchText() {}
 
     /**
      * {@code tensor([[1., 1.]], device='sim:0')} for whole-valued floats; rows of a 2-D tensor on their own

@@ -13,8 +13,7 @@ import org.multigpulab.lessons.files.AtomicFile;
 /** Saves a chart as {@code NAME.png} and {@code NAME.svg} in a folder, each written whole or not at all. */
 public final class ChartFiles {
 
-    private ChartFiles() {
-    }
+    private ChartFiles() {}
 
     /** The two files written. */
     public static List<Path> save(Chart<?, ?> chart, Path dir, String name) {
@@ -27,8 +26,10 @@ public final class ChartFiles {
         Path png = dir.resolve(name + ".png");
         Path svg = dir.resolve(name + ".svg");
         AtomicFile.write(png, out -> BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG));
-        AtomicFile.write(svg, out -> VectorGraphicsEncoder.saveVectorGraphic(chart, out,
-                VectorGraphicsEncoder.VectorGraphicsFormat.SVG));
+        AtomicFile.write(
+                svg,
+                out -> VectorGraphicsEncoder.saveVectorGraphic(
+                        chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG));
         return List.of(png, svg);
     }
 }

@@ -20,13 +20,17 @@ public final class Charts {
     public static final int WIDTH = 800;
     public static final int HEIGHT = 450;
 
-    private Charts() {
-    }
+    private Charts() {}
 
     /** A line chart of {@code curves}; with {@code unitRange} the y axis runs from 0 to 1 (accuracies). */
     public static XYChart lines(String title, String xTitle, String yTitle, List<Curve> curves, boolean unitRange) {
-        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
-                .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        XYChart chart = new XYChartBuilder()
+                .width(WIDTH)
+                .height(HEIGHT)
+                .title(title)
+                .xAxisTitle(xTitle)
+                .yAxisTitle(yTitle)
+                .build();
         // a few curves keep their legend in the chart's empty corner; more would cover the lines
         style(chart.getStyler(), curves.size() <= 3 ? Styler.LegendPosition.InsideSE : Styler.LegendPosition.OutsideS);
         if (unitRange) {
@@ -42,8 +46,13 @@ public final class Charts {
      * counts, where a line would suggest values in between.
      */
     public static CategoryChart bars(String title, String xTitle, String yTitle, List<Curve> curves) {
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
-                .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        CategoryChart chart = new CategoryChartBuilder()
+                .width(WIDTH)
+                .height(HEIGHT)
+                .title(title)
+                .xAxisTitle(xTitle)
+                .yAxisTitle(yTitle)
+                .build();
         CategoryStyler style = chart.getStyler();
         style(style, Styler.LegendPosition.OutsideS);
         style.setXAxisDecimalPattern("#");

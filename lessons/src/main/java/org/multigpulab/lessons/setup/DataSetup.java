@@ -19,8 +19,11 @@ public record DataSetup(Path dir, FashionMnist.Splits splits) {
         DataLocator locator = DataLocator.of(Optional.ofNullable(explicitDir));
         Path dir = locator.locate().orElseGet(() -> new DataFetcher(locator, new DownloadProgress(System.err)).fetch());
         FashionMnist.Splits all = FashionMnist.load(dir, true);
-        return new DataSetup(dir, new FashionMnist.Splits(take(all.train(), trainSamples, "--train-samples"),
-                take(all.test(), testSamples, "--test-samples")));
+        return new DataSetup(
+                dir,
+                new FashionMnist.Splits(
+                        take(all.train(), trainSamples, "--train-samples"),
+                        take(all.test(), testSamples, "--test-samples")));
     }
 
     private static Dataset take(Dataset set, Integer n, String option) {
@@ -31,8 +34,8 @@ public record DataSetup(Path dir, FashionMnist.Splits splits) {
             throw new UserError(option + " must be 1 or more, not " + n);
         }
         if (n > set.count()) {
-            throw new UserError(option + " " + n + " is more than the " + set.count() + " images of the "
-                    + set.name() + " set");
+            throw new UserError(
+                    option + " " + n + " is more than the " + set.count() + " images of the " + set.name() + " set");
         }
         return set.first(n);
     }

@@ -25,7 +25,7 @@ public record DeviceSetup(String backend, String physical, String profile, Strin
                         + " --backend " + backend);
             }
         }
-        Backends.find(backend);   // an unknown backend fails here, before any work
+        Backends.find(backend); // an unknown backend fails here, before any work
     }
 
     public DeviceSetup(String backend, String physical) {

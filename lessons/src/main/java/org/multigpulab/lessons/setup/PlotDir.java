@@ -9,8 +9,7 @@ public final class PlotDir {
 
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH-mm-ss");
 
-    private PlotDir() {
-    }
+    private PlotDir() {}
 
     /** The folder plots will go to; it is made when the first chart is saved, so a failed run leaves none. */
     public static Path choose(Path explicit) {

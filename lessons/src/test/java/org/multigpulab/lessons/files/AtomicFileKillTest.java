@@ -37,6 +37,7 @@ class AtomicFileKillTest {
     private static final int MAX_DELAY_MS = 400;
     /** Bounds a writer that never reports, so a broken one fails the test instead of hanging it. */
     private static final int FIRST_REPORT_LIMIT_S = 60;
+
     private static final String REPORT = "wrote ";
 
     @TempDir
@@ -45,7 +46,8 @@ class AtomicFileKillTest {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void aKilledWriterLeavesTheOldVersionOrTheNewOneWhole() throws Exception {
-        long seed = Long.getLong("atomicfile.kill.seed", ThreadLocalRandom.current().nextLong());
+        long seed =
+                Long.getLong("atomicfile.kill.seed", ThreadLocalRandom.current().nextLong());
         Random random = new Random(seed);
         Path out = Files.createDirectory(dir.resolve("out"));
         Path target = out.resolve("params.safetensors");
@@ -57,18 +59,22 @@ class AtomicFileKillTest {
                     + " ms after the writer's first report)";
             int reported = killWhileWriting(target, version, delayMs, run);
             int found = versionAt(target, run);
-            assertTrue(found == reported || found == reported + 1, run + ": the target holds version " + found
-                    + " but the last version the writer reported was " + reported + "; it must be that or the next");
+            assertTrue(
+                    found == reported || found == reported + 1,
+                    run + ": the target holds version " + found + " but the last version the writer reported was "
+                            + reported + "; it must be that or the next");
             List<String> leftovers = leftovers(out, target);
             String temporary = "." + target.getFileName();
-            assertTrue(leftovers.stream().allMatch(n -> n.startsWith(temporary) && n.endsWith(".part")),
+            assertTrue(
+                    leftovers.stream().allMatch(n -> n.startsWith(temporary) && n.endsWith(".part")),
                     run + ": besides the target the folder may hold only temporaries of killed writes, but holds "
                             + leftovers);
             version = found;
         }
         SafeTensors.write(target, VersionWriter.tensors(version + 1));
-        assertEquals(version + 1, versionAt(target, "the write after the kills, beside the leftovers "
-                + leftovers(out, target)));
+        assertEquals(
+                version + 1,
+                versionAt(target, "the write after the kills, beside the leftovers " + leftovers(out, target)));
     }
 
     /**
@@ -77,19 +83,27 @@ class AtomicFileKillTest {
      */
     private int killWhileWriting(Path target, int current, int delayMs, String run) throws Exception {
         Path log = dir.resolve("writer.log");
-        Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), VersionWriter.class.getName(),
-                target.toString(), Integer.toString(current + 1))
-                .redirectError(log.toFile()).start();
+        Process writer = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m",
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        VersionWriter.class.getName(),
+                        target.toString(),
+                        Integer.toString(current + 1))
+                .redirectError(log.toFile())
+                .start();
         try {
             BufferedReader reports = writer.inputReader();
             String first = firstReport(reports, run, log);
             Thread.sleep(delayMs);
             assertTrue(writer.isAlive(), run + ": the writer stopped before the kill: " + Files.readString(log));
-            writer.toHandle().destroyForcibly();   // unlike Process's, it leaves the reports unread in the pipe
+            writer.toHandle().destroyForcibly(); // unlike Process's, it leaves the reports unread in the pipe
             assertTrue(writer.waitFor(30, TimeUnit.SECONDS), run + ": the killed writer did not end");
-            List<String> lines = Stream.concat(Stream.of(first), reports.lines()).toList();
+            List<String> lines =
+                    Stream.concat(Stream.of(first), reports.lines()).toList();
             String last = lines.getLast();
             assertTrue(last.startsWith(REPORT), run + ": the writer printed " + lines);
             return Integer.parseInt(last.substring(REPORT.length()));
@@ -102,15 +116,18 @@ class AtomicFileKillTest {
         String first;
         try {
             first = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return reports.readLine();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).get(FIRST_REPORT_LIMIT_S, TimeUnit.SECONDS);
+                        try {
+                            return reports.readLine();
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    })
+                    .get(FIRST_REPORT_LIMIT_S, TimeUnit.SECONDS);
         } catch (TimeoutException | ExecutionException e) {
-            throw new AssertionError(run + ": the writer reported no version within " + FIRST_REPORT_LIMIT_S
-                    + " s (" + e + "); its errors: " + Files.readString(log), e);
+            throw new AssertionError(
+                    run + ": the writer reported no version within " + FIRST_REPORT_LIMIT_S + " s (" + e
+                            + "); its errors: " + Files.readString(log),
+                    e);
         }
         if (first == null) {
             fail(run + ": the writer ended before writing a version: " + Files.readString(log));
@@ -129,15 +146,20 @@ class AtomicFileKillTest {
         int version = (int) tensors.getFirst().values()[0];
         Path whole = dir.resolve("whole.safetensors");
         SafeTensors.write(whole, VersionWriter.tensors(version));
-        assertEquals(-1L, Files.mismatch(whole, file), run + ": the target says version " + version
-                + " but differs from a whole file of that version");
+        assertEquals(
+                -1L,
+                Files.mismatch(whole, file),
+                run + ": the target says version " + version + " but differs from a whole file of that version");
         return version;
     }
 
     /** The names in {@code folder} other than {@code target}'s. */
     private static List<String> leftovers(Path folder, Path target) throws IOException {
         try (Stream<Path> files = Files.list(folder)) {
-            return files.filter(f -> !f.equals(target)).map(f -> f.getFileName().toString()).sorted().toList();
+            return files.filter(f -> !f.equals(target))
+                    .map(f -> f.getFileName().toString())
+                    .sorted()
+                    .toList();
         }
     }
 }

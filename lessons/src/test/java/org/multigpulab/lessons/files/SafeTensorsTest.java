@@ -40,12 +40,16 @@ class SafeTensorsTest {
     @Test
     void writesTheSafetensorsLayout() throws IOException {
         Path file = dir.resolve("p.safetensors");
-        SafeTensors.write(file, List.of(new HostTensor("a", new int[] {2}, new float[] {1.5f, -2f}),
-                new HostTensor("b", new int[] {1, 1}, new float[] {3f})));
+        SafeTensors.write(
+                file,
+                List.of(
+                        new HostTensor("a", new int[] {2}, new float[] {1.5f, -2f}),
+                        new HostTensor("b", new int[] {1, 1}, new float[] {3f})));
         ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
         long n = bytes.getLong(0);
         assertEquals(0, (8 + n) % 8, "the data starts 8-byte aligned");
-        JsonObject header = JsonParser.parseString(new String(bytes.array(), 8, (int) n, StandardCharsets.UTF_8).strip())
+        JsonObject header = JsonParser.parseString(
+                        new String(bytes.array(), 8, (int) n, StandardCharsets.UTF_8).strip())
                 .getAsJsonObject();
         assertEquals("F32", header.getAsJsonObject("a").get("dtype").getAsString());
         assertEquals("[0,8]", header.getAsJsonObject("a").get("data_offsets").toString());

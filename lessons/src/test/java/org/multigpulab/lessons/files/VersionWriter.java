@@ -16,8 +16,7 @@ public final class VersionWriter {
     /** Floats in the large tensor, 24 MB: a write takes long enough for a kill to land inside it. */
     static final int SIZE = 6 << 20;
 
-    private VersionWriter() {
-    }
+    private VersionWriter() {}
 
     /** {@code VersionWriter TARGET FIRST_VERSION}. */
     public static void main(String[] args) {
@@ -38,9 +37,10 @@ public final class VersionWriter {
     static List<HostTensor> tensors(int version) {
         float[] data = new float[SIZE];
         for (int i = 0; i < SIZE; i++) {
-            data[i] = version + (i % 4096) * 4096f;   // exact in float for versions below 4096
+            data[i] = version + (i % 4096) * 4096f; // exact in float for versions below 4096
         }
-        return List.of(new HostTensor("version", new int[] {1}, new float[] {version}),
+        return List.of(
+                new HostTensor("version", new int[] {1}, new float[] {version}),
                 new HostTensor("data", new int[] {SIZE}, data));
     }
 

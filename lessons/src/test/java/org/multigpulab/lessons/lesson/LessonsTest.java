@@ -30,8 +30,17 @@ class LessonsTest {
 
     private LessonContext ctx(Integer gpus) {
         org.multigpulab.lessons.RealData.require();
-        return new LessonContext(new PrintStream(printed, true, StandardCharsets.UTF_8), new DeviceSetup("sim", null),
-                gpus, null, 6400, 1000, 2, 32, plots, true);
+        return new LessonContext(
+                new PrintStream(printed, true, StandardCharsets.UTF_8),
+                new DeviceSetup("sim", null),
+                gpus,
+                null,
+                6400,
+                1000,
+                2,
+                32,
+                plots,
+                true);
     }
 
     private String output() {
@@ -41,7 +50,9 @@ class LessonsTest {
     @Test
     void everyLessonIsListedOnceWithASummary() {
         assertEquals(15, Lessons.ALL.size());
-        assertEquals(Lessons.ALL.size(), Lessons.ALL.stream().map(Lesson::name).distinct().count());
+        assertEquals(
+                Lessons.ALL.size(),
+                Lessons.ALL.stream().map(Lesson::name).distinct().count());
         assertTrue(Lessons.ALL.stream().allMatch(l -> !l.summary().isBlank()));
         assertTrue(Lessons.find("allreduce-bug").isPresent());
     }
@@ -71,9 +82,13 @@ class LessonsTest {
         List<float[]> after = new AllreduceLesson().demo(ctx(2), true);
         assertArrayEquals(new float[] {3, 3}, after.get(0));
         assertArrayEquals(new float[] {3, 3}, after.get(1));
-        assertTrue(output().contains("before allreduce:\n tensor([[1., 1.]], device='sim:0') \n tensor([[2., 2.]], device='sim:1')"),
+        assertTrue(
+                output().contains(
+                                "before allreduce:\n tensor([[1., 1.]], device='sim:0') \n tensor([[2., 2.]], device='sim:1')"),
                 output());
-        assertTrue(output().contains("after allreduce:\n tensor([[3., 3.]], device='sim:0') \n tensor([[3., 3.]], device='sim:1')"),
+        assertTrue(
+                output().contains(
+                                "after allreduce:\n tensor([[3., 3.]], device='sim:0') \n tensor([[3., 3.]], device='sim:1')"),
                 output());
     }
 
@@ -92,7 +107,9 @@ class LessonsTest {
         // The same steps; only the order of float additions differs, which LeNet's escape from its initial
         // plateau amplifies over 400 steps into a few hundredths of accuracy on 1,000 test images.
         assertEquals(0.0, r.get(0).finalTestAcc() - r.get(1).finalTestAcc(), 0.03, "1 vs 2 GPUs");
-        assertTrue(r.get(0).finalTestAcc() > 0.3, "the slice is enough to learn: " + r.get(0).finalTestAcc());
+        assertTrue(
+                r.get(0).finalTestAcc() > 0.3,
+                "the slice is enough to learn: " + r.get(0).finalTestAcc());
         PlotFilesCheck.assertChart(plots, "learning-curves");
     }
 
@@ -103,14 +120,19 @@ class LessonsTest {
         AllreduceBugLesson.Outcome fixed = lesson.train(ctx(4), AllReduceAlgorithm.NAIVE);
         assertTrue(buggy.drift() > 1e-3, "replica 1 drifts from replica 0: " + buggy.drift());
         assertEquals(0.0, fixed.drift(), "the fixed allreduce keeps replicas identical");
-        assertEquals(1, fixed.replicaAccuracy().stream().distinct().count(), fixed.replicaAccuracy().toString());
+        assertEquals(
+                1,
+                fixed.replicaAccuracy().stream().distinct().count(),
+                fixed.replicaAccuracy().toString());
         assertTrue(buggy.lastTestAcc() < fixed.lastTestAcc(), "the bug slows learning: " + buggy + " vs " + fixed);
     }
 
     @Test
     void exercise1BiggerBatchesTakeFewerStepsAndLearnLessPerEpoch() throws Exception {
         List<Exercise1Lesson.Row> rows = new Exercise1Lesson().rows(ctx(null));
-        assertEquals(List.of(200, 100, 50), rows.stream().map(Exercise1Lesson.Row::stepsPerEpoch).toList());
+        assertEquals(
+                List.of(200, 100, 50),
+                rows.stream().map(Exercise1Lesson.Row::stepsPerEpoch).toList());
         assertTrue(rows.getLast().testAcc() < rows.getFirst().testAcc(), rows.toString());
         PlotFilesCheck.assertChart(plots, "exercise-1-accuracy");
         PlotFilesCheck.assertChart(plots, "exercise-1-sec-per-epoch");
@@ -119,7 +141,9 @@ class LessonsTest {
     @Test
     void exercise2TriesLearningRatesScaledWithTheGpus() throws Exception {
         List<Exercise2Lesson.Row> rows = new Exercise2Lesson().rows(ctx(2));
-        assertEquals(List.of(0.2f, (float) (0.2 * Math.sqrt(2)), 0.4f), rows.stream().map(Exercise2Lesson.Row::lr).toList());
+        assertEquals(
+                List.of(0.2f, (float) (0.2 * Math.sqrt(2)), 0.4f),
+                rows.stream().map(Exercise2Lesson.Row::lr).toList());
         PlotFilesCheck.assertChart(plots, "exercise-2");
     }
 
@@ -130,13 +154,15 @@ class LessonsTest {
         Exercise3Lesson.Traffic spread = lesson.measure(ctx(4), "spread", AllReduceAlgorithm.SPREAD);
         long gradientBytes = 129_068L * Float.BYTES;
         long steps = 2 * (6400 / 32);
-        assertEquals(List.of(3 * gradientBytes * steps, gradientBytes * steps, gradientBytes * steps, gradientBytes * steps),
-                naive.bytesReceived(), "naive: device 0 receives k-1 gradients a step, the others one");
+        assertEquals(
+                List.of(3 * gradientBytes * steps, gradientBytes * steps, gradientBytes * steps, gradientBytes * steps),
+                naive.bytesReceived(),
+                "naive: device 0 receives k-1 gradients a step, the others one");
         Exercise3Lesson.Traffic ring = lesson.measure(ctx(4), "ring", AllReduceAlgorithm.RING);
         assertEquals(naive.total(), spread.total());
         assertTrue(spread.max() < naive.max(), naive + " vs " + spread);
         assertTrue(ring.max() < spread.max(), "the ring balances best: " + ring);
-        for (long bytes : ring.bytesReceived()) {   // 2(k-1)/k · S a step, up to chunks of tensors k does not divide
+        for (long bytes : ring.bytesReceived()) { // 2(k-1)/k · S a step, up to chunks of tensors k does not divide
             assertEquals(2.0 * 3 / 4 * gradientBytes * steps, bytes, 1e-4 * gradientBytes * steps, ring.toString());
         }
     }
@@ -152,14 +178,19 @@ class LessonsTest {
     void conciseTrainsAsOnOneDevice() {
         double[] acc = ConciseLesson.train(ctx(2), 2, 2, 32, 0.2f);
         assertTrue(acc[1] > 0.3, Arrays.toString(acc));
-        assertTrue(output().strip().matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"), output());
+        assertTrue(
+                output().strip().matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"), output());
     }
 
     @Test
     void conciseExercise1ScalesBatchAndLearningRate() throws Exception {
         List<ConciseExercise1Lesson.Row> rows = new ConciseExercise1Lesson().rows(ctx(null));
-        assertEquals(List.of(32, 64, 128), rows.stream().map(ConciseExercise1Lesson.Row::batchSize).toList());
-        assertEquals(List.of(0.2f, 0.4f, 0.8f), rows.stream().map(ConciseExercise1Lesson.Row::lr).toList());
+        assertEquals(
+                List.of(32, 64, 128),
+                rows.stream().map(ConciseExercise1Lesson.Row::batchSize).toList());
+        assertEquals(
+                List.of(0.2f, 0.4f, 0.8f),
+                rows.stream().map(ConciseExercise1Lesson.Row::lr).toList());
         PlotFilesCheck.assertChart(plots, "concise-exercise-1-accuracy");
         PlotFilesCheck.assertChart(plots, "concise-exercise-1-sec-per-epoch");
     }
@@ -174,15 +205,26 @@ class LessonsTest {
     /** scaling: 1 to 8 simulated GPUs, one epoch of 2,048 images; the claims are about simulated time. */
     @Test
     void scalingShowsTheLaunchBoundStepAndWhatWeakScalingBuys() throws Exception {
-        LessonContext ctx = new LessonContext(new PrintStream(printed, true, StandardCharsets.UTF_8),
-                new DeviceSetup("sim", null), null, null, 2048, 256, 1, 32, plots, true);
+        LessonContext ctx = new LessonContext(
+                new PrintStream(printed, true, StandardCharsets.UTF_8),
+                new DeviceSetup("sim", null),
+                null,
+                null,
+                2048,
+                256,
+                1,
+                32,
+                plots,
+                true);
         List<ScalingLesson.Row> rows = new ScalingLesson().rows(ctx);
         new ScalingLesson().report(ctx, rows);
         assertEquals(11, rows.size(), "4 GPU counts on 2 profiles, and weak scaling on 2, 4, 8");
         List<ScalingLesson.Row> t4 = ScalingLesson.strong(rows, "t4", 32);
-        assertEquals(List.of(1, 2, 4, 8), t4.stream().map(ScalingLesson.Row::gpus).toList());
+        assertEquals(
+                List.of(1, 2, 4, 8), t4.stream().map(ScalingLesson.Row::gpus).toList());
         assertEquals("8× T4 over PCIe 3", t4.getLast().description());
-        assertTrue(t4.getFirst().simSecPerEpoch() / t4.getLast().simSecPerEpoch() < 2,
+        assertTrue(
+                t4.getFirst().simSecPerEpoch() / t4.getLast().simSecPerEpoch() < 2,
                 "8 GPUs are not even twice as fast: " + t4);
         ScalingLesson.Step step = t4.getLast().step();
         assertTrue(step.idleSec() > 0.5 * step.seconds(), "the 8th GPU mostly waits: " + step);
@@ -190,7 +232,9 @@ class LessonsTest {
         ScalingLesson.Row weak8 = rows.getLast();
         assertEquals(8 * 32, weak8.batchSize());
         assertTrue(weak8.simSecPerEpoch() < t4.getLast().simSecPerEpoch(), "a bigger batch per GPU scales better");
-        assertEquals("8× H100-SXM over NVLink 4 (NVSwitch)", ScalingLesson.strong(rows, "h100", 32).getLast().description());
+        assertEquals(
+                "8× H100-SXM over NVLink 4 (NVSwitch)",
+                ScalingLesson.strong(rows, "h100", 32).getLast().description());
         for (String chart : List.of("scaling-simulated", "scaling-wall", "scaling-speedup")) {
             PlotFilesCheck.assertChart(plots, chart);
         }
@@ -202,11 +246,22 @@ class LessonsTest {
     void multiProcessTrainsTheSameModelAndTimesTheCrossing() throws Exception {
         org.multigpulab.device.testing.Prerequisite.mpirun();
         org.multigpulab.lessons.RealData.require();
-        LessonContext ctx = new LessonContext(new PrintStream(printed, true, StandardCharsets.UTF_8),
-                new DeviceSetup("sim", null), null, null, 2048, 256, 1, 256, plots, true);
+        LessonContext ctx = new LessonContext(
+                new PrintStream(printed, true, StandardCharsets.UTF_8),
+                new DeviceSetup("sim", null),
+                null,
+                null,
+                2048,
+                256,
+                1,
+                256,
+                plots,
+                true);
         List<MultiProcessLesson.Row> rows = new MultiProcessLesson().rows(ctx);
         new MultiProcessLesson().report(ctx, rows);
-        assertEquals(List.of(1, 2, 4), rows.stream().map(MultiProcessLesson.Row::ranks).toList());
+        assertEquals(
+                List.of(1, 2, 4),
+                rows.stream().map(MultiProcessLesson.Row::ranks).toList());
         assertEquals(null, rows.getFirst().crossRankMsPerStep(), "one rank sends nothing");
         for (MultiProcessLesson.Row r : rows.subList(1, 3)) {
             assertEquals(8, r.crossRankCalls(), "one cross-rank allreduce per step of 256");

@@ -16,8 +16,7 @@ import org.w3c.dom.Document;
 /** Checks that a chart's files are a valid, non-blank PNG of the lab's size and a valid SVG with drawing in it. */
 public final class PlotFilesCheck {
 
-    private PlotFilesCheck() {
-    }
+    private PlotFilesCheck() {}
 
     public static void assertChart(Path dir, String name) throws Exception {
         assertPng(dir.resolve(name + ".png"));
