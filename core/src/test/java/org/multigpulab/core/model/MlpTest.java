@@ -4,18 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.multigpulab.core.GradientCheck;
 import org.multigpulab.core.Synthetic;
-import org.multigpulab.core.autograd.Ops;
-import org.multigpulab.core.autograd.Tape;
-import org.multigpulab.core.autograd.Tensor;
-import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.data.FashionMnist;
-import org.multigpulab.core.data.HostBatch;
-import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainResult;
@@ -57,77 +50,20 @@ class MlpTest {
      */
     @Test
     void gradientOfEveryParameterMatchesFiniteDifference() {
-        Mlp mlp = new Mlp();
-        Device device = Synthetic.sim(1).getFirst();
-        long seed = System.nanoTime();
-        Random random = new Random(seed);
-        List<HostTensor> init = mlp.initParams(3).stream()
-                .map(p -> {
-                    float[] v = p.values().clone();
-                    for (int i = 0; i < v.length; i++) {
-                        v[i] = (float) random.nextGaussian() * 0.05f;
-                    }
-                    return new HostTensor(p.name(), p.shape(), v);
-                })
-                .toList();
-        HostBatch batch = new BatchIterator(Synthetic.images("t", BATCH, 5), BATCH).next();
-        try (Replica replica = Replica.getParams(init, device)) {
-            Tensor x = Tensor.of(device.upload(batch.x()), false, BATCH, 1, 28, 28);
-            Tensor y = Tensor.of(device.upload(batch.y()), false, BATCH);
-            try (Tape tape = Tape.training(replica.workspace())) {
-                tape.backward(Ops.crossEntropySum(tape, mlp.forward(tape, x, replica.params()), y));
-            }
-            List<double[]> at =
-                    init.stream().map(p -> Reference.wide(p.values())).toList();
-            double[] images = Reference.wide(batch.x()), labels = Reference.wide(batch.y());
-            double h = 1e-6;
-            for (int p = 0; p < init.size(); p++) {
-                float[] g = device.download(replica.params().get(p).grad());
-                double[] v = new double[g.length];
-                double analytic = 0, terms = 0;
-                for (int i = 0; i < v.length; i++) {
-                    v[i] = random.nextGaussian();
-                    analytic += g[i] * v[i];
-                    terms += Math.abs(g[i] * v[i]);
-                }
-                double numeric = (referenceLoss(shifted(at, p, v, h), images, labels)
-                                - referenceLoss(shifted(at, p, v, -h), images, labels))
-                        / (2 * h);
-                assertEquals(
-                        numeric,
-                        analytic,
-                        1e-3 * terms,
-                        "the gradient of " + init.get(p).name() + " along a random direction in it alone; random seed "
-                                + seed);
-            }
-        } finally {
-            device.close();
-        }
-    }
-
-    private static final int BATCH = 4;
-
-    private static List<double[]> shifted(List<double[]> params, int which, double[] v, double h) {
-        List<double[]> out = new ArrayList<>(params);
-        double[] p = params.get(which).clone();
-        for (int i = 0; i < p.length; i++) {
-            p[i] += h * v[i];
-        }
-        out.set(which, p);
-        return out;
+        GradientCheck.everyTensor(new Mlp(), 0.05f, 1e-3, MlpTest::referenceLoss);
     }
 
     /** The MLP's summed loss in float64, as {@link Mlp#forward} computes it. */
     private static double referenceLoss(List<double[]> w, double[] x, double[] labels) {
         double[] h = Reference.reluForward(Reference.biasAdd(
-                Reference.gemm(false, false, BATCH, 256, 784, 1, x, w.get(0), 0, null),
+                Reference.gemm(false, false, GradientCheck.BATCH, 256, 784, 1, x, w.get(0), 0, null),
                 w.get(1),
-                new BiasShape(BATCH, 256, 1))); // [N, 256]
+                new BiasShape(GradientCheck.BATCH, 256, 1))); // [N, 256]
         double[] logits = Reference.biasAdd(
-                Reference.gemm(false, false, BATCH, 10, 256, 1, h, w.get(2), 0, null),
+                Reference.gemm(false, false, GradientCheck.BATCH, 10, 256, 1, h, w.get(2), 0, null),
                 w.get(3),
-                new BiasShape(BATCH, 10, 1)); // [N, 10]
-        return java.util.Arrays.stream(Reference.softmaxCrossEntropyForward(logits, labels, BATCH, 10))
+                new BiasShape(GradientCheck.BATCH, 10, 1)); // [N, 10]
+        return java.util.Arrays.stream(Reference.softmaxCrossEntropyForward(logits, labels, GradientCheck.BATCH, 10))
                 .sum();
     }
 
