@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.UpdateDistance;
@@ -35,7 +36,7 @@ class MpiTrainTest {
 
     @org.junit.jupiter.api.BeforeEach
     void needsTheRealData() {
-        RealData.require();
+        Synthetic.realDataDir();
     }
 
     private static void requireMpirun() {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.ParameterDistance;
@@ -24,7 +25,7 @@ class TrainCommandTest {
 
     @org.junit.jupiter.api.BeforeEach
     void needsTheRealData() {
-        RealData.require();
+        Synthetic.realDataDir();
     }
 
     private static final String[] SLICE = {

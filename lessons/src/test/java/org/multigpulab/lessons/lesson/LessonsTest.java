@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.plot.PlotFilesCheck;
@@ -29,7 +30,7 @@ class LessonsTest {
     private final ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
     private LessonContext ctx(Integer gpus) {
-        org.multigpulab.lessons.RealData.require();
+        Synthetic.realDataDir();
         return new LessonContext(
                 new PrintStream(printed, true, StandardCharsets.UTF_8),
                 new DeviceSetup("sim", null),
@@ -245,7 +246,7 @@ class LessonsTest {
     @Test
     void multiProcessTrainsTheSameModelAndTimesTheCrossing() throws Exception {
         org.multigpulab.device.testing.Prerequisite.mpirun();
-        org.multigpulab.lessons.RealData.require();
+        Synthetic.realDataDir();
         LessonContext ctx = new LessonContext(
                 new PrintStream(printed, true, StandardCharsets.UTF_8),
                 new DeviceSetup("sim", null),
