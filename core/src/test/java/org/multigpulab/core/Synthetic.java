@@ -1,6 +1,9 @@
 package org.multigpulab.core;
 
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import org.multigpulab.core.data.DataLocator;
 import org.multigpulab.core.data.Dataset;
@@ -40,9 +43,8 @@ public final class Synthetic {
      * The folder holding the real Fashion-MNIST, found as the lab finds it; where it is missing the test is
      * skipped, or fails in CI (see {@link Prerequisite}).
      */
-    public static java.nio.file.Path realDataDir() {
-        java.util.Optional<java.nio.file.Path> dir =
-                DataLocator.of(java.util.Optional.empty()).locate();
+    public static Path realDataDir() {
+        Optional<Path> dir = DataLocator.of(Optional.empty()).locate();
         Prerequisite.require(
                 "fashion-mnist",
                 dir.isPresent(),
@@ -56,7 +58,6 @@ public final class Synthetic {
 
     /** {@code gpus} logical GPUs timed as the profile and topology given ({@code "t4"}, {@code "pcie3"}). */
     public static List<Device> sim(int gpus, String profile, String topology) {
-        return Backends.open(
-                "sim", new DeviceRequest(gpus, java.util.Map.of("profile", profile, "topology", topology)));
+        return Backends.open("sim", new DeviceRequest(gpus, Map.of("profile", profile, "topology", topology)));
     }
 }

@@ -49,7 +49,7 @@ public interface Device extends AutoCloseable {
 
     /** The simulated time of this device and the devices opened with it, when a cost model times them. */
     default Optional<Timeline> timeline() {
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     /**

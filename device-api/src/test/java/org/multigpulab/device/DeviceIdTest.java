@@ -3,6 +3,7 @@ package org.multigpulab.device;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -21,7 +22,7 @@ class DeviceIdTest {
         assertThrows(IllegalArgumentException.class, () -> DeviceId.parse(text));
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void indexIsTheTrailingNumber() {
         assertEquals(0, DeviceId.parse("djl:cuda:0").index());
         assertEquals(12, DeviceId.parse("sim:12").index());

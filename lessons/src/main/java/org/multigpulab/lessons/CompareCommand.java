@@ -2,6 +2,7 @@ package org.multigpulab.lessons;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.model.HostTensor;
@@ -51,7 +52,7 @@ final class CompareCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         for (int p = 0; p < x.size(); p++) {
-            if (!java.util.Arrays.equals(x.get(p).shape(), y.get(p).shape())) {
+            if (!Arrays.equals(x.get(p).shape(), y.get(p).shape())) {
                 throw new UserError(names.get(p) + " has shape " + x.get(p).shapeText() + " in " + a + " but "
                         + y.get(p).shapeText() + " in " + b);
             }

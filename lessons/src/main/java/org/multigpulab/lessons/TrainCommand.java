@@ -3,7 +3,9 @@ package org.multigpulab.lessons;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.dist.ProcessGroup;
@@ -264,7 +266,7 @@ final class TrainCommand implements Callable<Integer> {
                 return 0;
             }
             out.println(result.summaryLine()
-                    + (group.size() > 1 ? String.format(java.util.Locale.ROOT, " × %d processes", group.size()) : ""));
+                    + (group.size() > 1 ? String.format(Locale.ROOT, " × %d processes", group.size()) : ""));
             if (save != null) {
                 SafeTensors.write(save, trainer.parameters());
             }
@@ -330,8 +332,8 @@ final class TrainCommand implements Callable<Integer> {
         List<HostTensor> shared = new ArrayList<>();
         offset = 0;
         for (HostTensor p : params) {
-            shared.add(new HostTensor(
-                    p.name(), p.shape(), java.util.Arrays.copyOfRange(flat, offset, offset + p.values().length)));
+            shared.add(
+                    new HostTensor(p.name(), p.shape(), Arrays.copyOfRange(flat, offset, offset + p.values().length)));
             offset += p.values().length;
         }
         return shared;

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +34,7 @@ class BadInputTest {
         Path truncated = dir.resolve("truncated.safetensors");
         SafeTensors.write(truncated, new LeNet().initParams(0));
         byte[] bytes = Files.readAllBytes(truncated);
-        Files.write(truncated, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        Files.write(truncated, Arrays.copyOf(bytes, bytes.length / 2));
         Path wrongShapes = dir.resolve("wrong.safetensors");
         List<HostTensor> params = new ArrayList<>(new LeNet().initParams(0));
         params.set(4, new HostTensor("W3", new int[] {128, 800}, params.get(4).values()));

@@ -1,7 +1,10 @@
 package org.multigpulab.lessons;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 
 /** Runs {@code ./lab} in this JVM and captures what it prints. */
@@ -16,12 +19,12 @@ final class LabRunner {
         StringWriter out = new StringWriter(), err = new StringWriter();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
-        java.io.PrintStream stdout = System.out;
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        System.setOut(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
             int exit = cli.execute(args);
-            return new Result(exit, out + captured.toString(java.nio.charset.StandardCharsets.UTF_8), err.toString());
+            return new Result(exit, out + captured.toString(StandardCharsets.UTF_8), err.toString());
         } finally {
             System.setOut(stdout);
         }

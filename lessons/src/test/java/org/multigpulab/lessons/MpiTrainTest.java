@@ -10,8 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,7 +37,7 @@ class MpiTrainTest {
     @TempDir
     Path dir;
 
-    @org.junit.jupiter.api.BeforeEach
+    @BeforeEach
     void needsTheRealData() {
         Synthetic.realDataDir();
     }
@@ -89,10 +92,9 @@ class MpiTrainTest {
         Path report = dir.resolve("report.json");
         String out = run(mpirun(2, slice("mpi2.safetensors", "--gpus", "1", "--report", report.toString())));
         assertEquals(1, out.lines().filter(l -> l.startsWith("test acc:")).count(), "only rank 0 prints:\n" + out);
-        LabRunner.Result one = LabRunner.run(java.util.stream.Stream.concat(
-                        java.util.stream.Stream.of("train"),
-                        java.util.Arrays.stream(slice("one2.safetensors", "--gpus", "2")))
-                .toArray(String[]::new));
+        LabRunner.Result one =
+                LabRunner.run(Stream.concat(Stream.of("train"), Arrays.stream(slice("one2.safetensors", "--gpus", "2")))
+                        .toArray(String[]::new));
         assertEquals(0, one.exit(), one.err());
         UpdateDistance twoRanks = UpdateDistance.of(
                 init,
@@ -105,10 +107,9 @@ class MpiTrainTest {
         assertTrue(dist.crossRankSec() > 0 && dist.description().startsWith("Open MPI"), dist.toString());
 
         run(mpirun(3, slice("mpi3.safetensors", "--gpus", "1")));
-        LabRunner.Result three = LabRunner.run(java.util.stream.Stream.concat(
-                        java.util.stream.Stream.of("train"),
-                        java.util.Arrays.stream(slice("one3.safetensors", "--gpus", "3")))
-                .toArray(String[]::new));
+        LabRunner.Result three =
+                LabRunner.run(Stream.concat(Stream.of("train"), Arrays.stream(slice("one3.safetensors", "--gpus", "3")))
+                        .toArray(String[]::new));
         assertEquals(0, three.exit(), three.err());
         UpdateDistance threeRanks = UpdateDistance.of(
                 init,

@@ -3,9 +3,19 @@ package org.multigpulab.lessons;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.multigpulab.core.Synthetic;
@@ -13,6 +23,8 @@ import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.ParameterDistance;
 import org.multigpulab.core.model.UpdateDistance;
+import org.multigpulab.device.Backends;
+import org.multigpulab.device.testing.Prerequisite;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
 import org.multigpulab.lessons.plot.PlotFilesCheck;
@@ -23,7 +35,7 @@ class TrainCommandTest {
     @TempDir
     Path dir;
 
-    @org.junit.jupiter.api.BeforeEach
+    @BeforeEach
     void needsTheRealData() {
         Synthetic.realDataDir();
     }
@@ -34,7 +46,7 @@ class TrainCommandTest {
 
     private List<HostTensor> trainAndSave(String name, String... options) {
         Path file = dir.resolve(name);
-        String[] args = java.util.stream.Stream.of(
+        String[] args = Stream.of(
                         new String[] {
                             "train",
                             "--save",
@@ -46,11 +58,33 @@ class TrainCommandTest {
                         },
                         SLICE,
                         options)
-                .flatMap(java.util.Arrays::stream)
+                .flatMap(Arrays::stream)
                 .toArray(String[]::new);
         LabRunner.Result r = LabRunner.run(args);
         assertEquals(0, r.exit(), r.err());
         return SafeTensors.read(file);
+    }
+
+    /**
+     * {@code ./lab train} on the first {@code images} training images and 256 test images for {@code epochs}
+     * epochs, plots into {@code dir/plots}; asserts the run succeeded.
+     */
+    private LabRunner.Result train(int images, int epochs, String... options) {
+        String[] slice = {
+            "train",
+            "--train-samples",
+            Integer.toString(images),
+            "--test-samples",
+            "256",
+            "--epochs",
+            Integer.toString(epochs),
+            "--plot-dir",
+            dir.resolve("plots").toString()
+        };
+        LabRunner.Result r =
+                LabRunner.run(Stream.of(slice, options).flatMap(Arrays::stream).toArray(String[]::new));
+        assertEquals(0, r.exit(), r.err());
+        return r;
     }
 
     /**
@@ -82,8 +116,8 @@ class TrainCommandTest {
      */
     @Test
     void openClAndSimSaveTheSameParameters() {
-        var opencl = org.multigpulab.device.Backends.find("opencl").availability();
-        org.multigpulab.device.testing.Prerequisite.require("opencl", opencl.available(), opencl.reason());
+        var opencl = Backends.find("opencl").availability();
+        Prerequisite.require("opencl", opencl.available(), opencl.reason());
         List<HostTensor> init = new LeNet().initParams(9);
         SafeTensors.write(dir.resolve("init.safetensors"), init);
         List<HostTensor> gpu = trainAndSave("opencl.safetensors", "--backend", "opencl", "--gpus", "1");
@@ -121,26 +155,18 @@ class TrainCommandTest {
     void trainsTheMlpAndRecordsTheModel() throws Exception {
         Path report = dir.resolve("mlp.json");
         Path saved = dir.resolve("mlp.safetensors");
-        LabRunner.Result r = LabRunner.run(
-                "train",
+        LabRunner.Result r = train(
+                1024,
+                1,
                 "--model",
                 "mlp",
                 "--gpus",
                 "2",
-                "--train-samples",
-                "1024",
-                "--test-samples",
-                "256",
-                "--epochs",
-                "1",
                 "--quiet",
                 "--report",
                 report.toString(),
                 "--save",
-                saved.toString(),
-                "--plot-dir",
-                dir.resolve("plots").toString());
-        assertEquals(0, r.exit(), r.err());
+                saved.toString());
         assertTrue(r.out().startsWith("test acc: "), r.out());
         List<HostTensor> params = SafeTensors.read(saved);
         assertEquals(
@@ -159,30 +185,21 @@ class TrainCommandTest {
     @Test
     void writesATraceOfSimulatedTime() throws Exception {
         Path trace = dir.resolve("trace.json");
-        LabRunner.Result r = LabRunner.run(
-                "train",
+        LabRunner.Result r = train(
+                512,
+                1,
                 "--gpus",
                 "3",
-                "--train-samples",
-                "512",
-                "--test-samples",
-                "256",
-                "--epochs",
-                "1",
                 "--quiet",
                 "--bucket-mb",
                 "0.2",
                 "--allreduce",
                 "ring",
                 "--trace",
-                trace.toString(),
-                "--plot-dir",
-                dir.resolve("plots").toString());
-        assertEquals(0, r.exit(), r.err());
-        com.google.gson.JsonObject json =
-                com.google.gson.JsonParser.parseString(Files.readString(trace)).getAsJsonObject();
-        java.util.Map<String, Integer> byName = new java.util.HashMap<>();
-        java.util.Set<Integer> devices = new java.util.HashSet<>();
+                trace.toString());
+        JsonObject json = JsonParser.parseString(Files.readString(trace)).getAsJsonObject();
+        Map<String, Integer> byName = new HashMap<>();
+        Set<Integer> devices = new HashSet<>();
         for (var e : json.getAsJsonArray("traceEvents")) {
             var o = e.getAsJsonObject();
             if (o.get("ph").getAsString().equals("X")) {
@@ -191,7 +208,7 @@ class TrainCommandTest {
                 byName.merge(o.get("name").getAsString().replaceAll(" \\d.*", ""), 1, Integer::sum);
             }
         }
-        assertEquals(java.util.Set.of(0, 1, 2), devices);
+        assertEquals(Set.of(0, 1, 2), devices);
         // 2 steps; LeNet's 0.52 MB of gradients in buckets of 0.2 MB: [b4 W4 b3], [W3], [b2 W2 b1 W1]
         assertEquals(3 * 2, byName.get("forward"));
         assertEquals(3 * 2 * 3, byName.get("allreduce bucket"));
@@ -202,23 +219,7 @@ class TrainCommandTest {
     void printsTheNotebooksLineAndWritesTheReportAndTheCurve() throws Exception {
         Path report = dir.resolve("run.json");
         Path plots = dir.resolve("plots");
-        LabRunner.Result r = LabRunner.run(
-                "train",
-                "--gpus",
-                "2",
-                "--train-samples",
-                "1024",
-                "--test-samples",
-                "256",
-                "--epochs",
-                "2",
-                "--report",
-                report.toString(),
-                "--plot-dir",
-                plots.toString(),
-                "--allreduce",
-                "ring");
-        assertEquals(0, r.exit(), r.err());
+        LabRunner.Result r = train(1024, 2, "--gpus", "2", "--report", report.toString(), "--allreduce", "ring");
         List<String> lines = List.of(r.out().strip().split("\n"));
         assertTrue(
                 lines.get(lines.size() - 2)
@@ -246,8 +247,7 @@ class TrainCommandTest {
         // Counted from this test JVM's start, so it includes the tests that ran before: bounded by the JVM's age,
         // not by a number of seconds.
         double startup = parsed.finalResult().startupSec();
-        double jvmAge =
-                java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() / 1e3;
+        double jvmAge = ManagementFactory.getRuntimeMXBean().getUptime() / 1e3;
         assertTrue(
                 startup > 0 && startup <= jvmAge,
                 "seconds from the JVM's start to the first batch: " + startup + ", JVM's age after the run: " + jvmAge);
@@ -263,9 +263,7 @@ class TrainCommandTest {
         }
         try (var files = Files.list(dir)) {
             assertEquals(
-                    java.util.Set.of(report, plots),
-                    java.util.Set.copyOf(files.toList()),
-                    "no temporary file is left beside the report");
+                    Set.of(report, plots), Set.copyOf(files.toList()), "no temporary file is left beside the report");
         }
     }
 }

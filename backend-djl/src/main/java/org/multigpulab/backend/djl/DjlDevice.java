@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
+import java.nio.FloatBuffer;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.BufferBase;
 import org.multigpulab.device.Device;
@@ -74,7 +75,7 @@ final class DjlDevice implements Device {
     public void upload(float[] src, int srcOffset, Buffer dst) {
         DjlBuffer d = own(dst, "the upload target");
         try (NDManager scope = scope()) {
-            d.write(scope.create(java.nio.FloatBuffer.wrap(src, srcOffset, d.length()), new Shape(d.length())));
+            d.write(scope.create(FloatBuffer.wrap(src, srcOffset, d.length()), new Shape(d.length())));
         }
         stats.uploaded((long) d.length() * Float.BYTES);
     }

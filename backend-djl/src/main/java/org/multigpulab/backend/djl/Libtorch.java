@@ -2,6 +2,7 @@ package org.multigpulab.backend.djl;
 
 import ai.djl.engine.Engine;
 import ai.djl.util.cuda.CudaUtils;
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -56,8 +57,7 @@ final class Libtorch {
     }
 
     static DeviceInfo cpuInfo() {
-        long memory = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-                .getTotalMemorySize();
+        long memory = ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
         return new DeviceInfo(
                 DjlBackend.cpuId(),
                 "libtorch " + engine().getVersion() + " on the processor, "

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -75,7 +76,7 @@ final class Discovery {
         return List.copyOf(found);
     }
 
-    private static int invokeInt(java.lang.invoke.MethodHandle handle, Object... args) {
+    private static int invokeInt(MethodHandle handle, Object... args) {
         try {
             return (int) handle.invokeWithArguments(args);
         } catch (Throwable t) {
@@ -83,7 +84,7 @@ final class Discovery {
         }
     }
 
-    private static String string(Arena arena, java.lang.invoke.MethodHandle info, MemorySegment object, int param) {
+    private static String string(Arena arena, MethodHandle info, MemorySegment object, int param) {
         MemorySegment size = arena.allocate(JAVA_LONG);
         OpenCl.call("clGet*Info", info, object, param, 0L, MemorySegment.NULL, size);
         MemorySegment text = arena.allocate(size.get(JAVA_LONG, 0) + 1);

@@ -11,6 +11,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 
@@ -179,7 +180,7 @@ final class OpenCl {
     /** Calls a {@code clCreate…} function whose last argument is the error code, and returns the handle. */
     static MemorySegment create(String function, MethodHandle handle, Arena arena, Object... argsBeforeError) {
         MemorySegment error = arena.allocate(JAVA_INT);
-        Object[] args = java.util.Arrays.copyOf(argsBeforeError, argsBeforeError.length + 1);
+        Object[] args = Arrays.copyOf(argsBeforeError, argsBeforeError.length + 1);
         args[argsBeforeError.length] = error;
         try {
             MemorySegment result = (MemorySegment) handle.invokeWithArguments(args);

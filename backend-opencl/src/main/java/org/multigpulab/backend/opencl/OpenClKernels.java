@@ -1,5 +1,6 @@
 package org.multigpulab.backend.opencl;
 
+import java.util.Arrays;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
@@ -26,7 +27,7 @@ final class OpenClKernels implements Kernels {
     }
 
     private static Object[] with(Object[] head, Object[] tail) {
-        Object[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+        Object[] all = Arrays.copyOf(head, head.length + tail.length);
         System.arraycopy(tail, 0, all, head.length, tail.length);
         return all;
     }

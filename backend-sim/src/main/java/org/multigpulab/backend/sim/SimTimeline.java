@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.Timeline;
@@ -176,7 +177,7 @@ final class SimTimeline implements Timeline {
     }
 
     private static String megabytes(long bytes) {
-        return String.format(java.util.Locale.ROOT, "%.3f MB", bytes / 1e6);
+        return String.format(Locale.ROOT, "%.3f MB", bytes / 1e6);
     }
 
     private static double max(double first, double... rest) {

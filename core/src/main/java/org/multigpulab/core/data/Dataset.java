@@ -1,5 +1,7 @@
 package org.multigpulab.core.data;
 
+import java.util.Arrays;
+
 /**
  * Images and labels in host memory: {@code count} images of {@code rows × cols} unsigned-byte pixels, one after
  * another in {@code pixels}, and one label byte each. Immutable by convention (arrays are not copied).
@@ -29,13 +31,7 @@ public record Dataset(String name, byte[] pixels, byte[] labels, int count, int 
         if (n == count) {
             return this;
         }
-        return new Dataset(
-                name,
-                java.util.Arrays.copyOf(pixels, n * sampleLength()),
-                java.util.Arrays.copyOf(labels, n),
-                n,
-                rows,
-                cols);
+        return new Dataset(name, Arrays.copyOf(pixels, n * sampleLength()), Arrays.copyOf(labels, n), n, rows, cols);
     }
 
     /** Writes sample {@code i} as floats in [0, 1] into {@code x[offset…]} and its label into {@code y[row]}. */

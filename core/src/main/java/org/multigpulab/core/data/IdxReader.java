@@ -1,6 +1,8 @@
 package org.multigpulab.core.data;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -8,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
 
 /**
  * Reads IDX files (the MNIST format), raw or gzip-compressed: a header of two zero bytes, the element type
@@ -28,14 +31,14 @@ public final class IdxReader {
         try (InputStream raw = Files.newInputStream(file)) {
             byte[] bytes = raw.readAllBytes();
             if (bytes.length >= 2 && (bytes[0] & 0xff) == 0x1f && (bytes[1] & 0xff) == 0x8b) {
-                try (InputStream gz = new GZIPInputStream(new java.io.ByteArrayInputStream(bytes), 1 << 16)) {
+                try (InputStream gz = new GZIPInputStream(new ByteArrayInputStream(bytes), 1 << 16)) {
                     ByteArrayOutputStream out = new ByteArrayOutputStream(bytes.length * 4);
                     gz.transferTo(out);
                     return out.toByteArray();
                 }
             }
             return bytes;
-        } catch (java.util.zip.ZipException | java.io.EOFException e) {
+        } catch (ZipException | EOFException e) {
             throw new DataException(file + " is a damaged gzip file (" + e.getMessage()
                     + "); delete it so it is fetched again, or point --data at good files");
         } catch (IOException e) {

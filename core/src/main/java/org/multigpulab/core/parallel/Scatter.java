@@ -1,6 +1,7 @@
 package org.multigpulab.core.parallel;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.multigpulab.core.autograd.Workspace;
 import org.multigpulab.core.data.HostBatch;
@@ -46,7 +47,7 @@ public final class Scatter {
         for (double w : weights) {
             if (!(w > 0) || Double.isInfinite(w)) {
                 throw new IllegalArgumentException(
-                        "shares must be positive and finite, got " + java.util.Arrays.toString(weights));
+                        "shares must be positive and finite, got " + Arrays.toString(weights));
             }
             total += w;
         }

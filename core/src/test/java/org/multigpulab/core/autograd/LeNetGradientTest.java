@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.multigpulab.core.GradientCheck;
@@ -76,7 +77,7 @@ class LeNetGradientTest {
                 Reference.gemm(false, false, GradientCheck.BATCH, 10, 128, 1, h3, w.get(6), 0, null),
                 w.get(7),
                 new BiasShape(GradientCheck.BATCH, 10, 1)); // [N, 10]
-        return java.util.Arrays.stream(Reference.softmaxCrossEntropyForward(logits, labels, GradientCheck.BATCH, 10))
+        return Arrays.stream(Reference.softmaxCrossEntropyForward(logits, labels, GradientCheck.BATCH, 10))
                 .sum();
     }
 }

@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -138,7 +139,7 @@ class DataFetcherTest {
     @Test
     void aDownloadThatIsNotGzipIsRefusedWithoutNamingATemporaryFile() throws IOException {
         byte[] body = gzip(TinyIdx.images(2));
-        DataException e = fetchRefused(name -> java.util.Arrays.copyOf(body, body.length / 2)); // cut short
+        DataException e = fetchRefused(name -> Arrays.copyOf(body, body.length / 2)); // cut short
         assertTrue(
                 e.getMessage().contains("cannot be unpacked") && e.getMessage().contains("it was not kept"),
                 e.getMessage());

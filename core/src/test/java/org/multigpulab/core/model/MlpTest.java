@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.multigpulab.core.GradientCheck;
@@ -63,7 +64,7 @@ class MlpTest {
                 Reference.gemm(false, false, GradientCheck.BATCH, 10, 256, 1, h, w.get(2), 0, null),
                 w.get(3),
                 new BiasShape(GradientCheck.BATCH, 10, 1)); // [N, 10]
-        return java.util.Arrays.stream(Reference.softmaxCrossEntropyForward(logits, labels, GradientCheck.BATCH, 10))
+        return Arrays.stream(Reference.softmaxCrossEntropyForward(logits, labels, GradientCheck.BATCH, 10))
                 .sum();
     }
 

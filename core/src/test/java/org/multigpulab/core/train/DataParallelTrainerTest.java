@@ -14,6 +14,7 @@ import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.ParameterDistance;
 import org.multigpulab.core.model.UpdateDistance;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
 
 class DataParallelTrainerTest {
 
@@ -58,10 +59,7 @@ class DataParallelTrainerTest {
             naive = t.parameters();
         }
         try (DataParallelTrainer t = new DataParallelTrainer(
-                Synthetic.sim(4),
-                new LeNet(),
-                init,
-                config.withAllReduce(org.multigpulab.core.parallel.AllReduceAlgorithm.named(algorithm)))) {
+                Synthetic.sim(4), new LeNet(), init, config.withAllReduce(AllReduceAlgorithm.named(algorithm)))) {
             t.train(data, new TrainingListener() {});
             other = t.parameters();
         }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
@@ -221,7 +223,7 @@ public abstract class KernelConformanceKit {
      * Checks {@code <grad, v>} against {@code (L(x + h·v) − L(x − h·v)) / 2h} for a random direction v.
      */
     private void assertDirectionalDerivative(
-            String what, float[] x, float[] grad, float h, java.util.function.Function<float[], Double> loss) {
+            String what, float[] x, float[] grad, float h, Function<float[], Double> loss) {
         float[] v = new float[x.length];
         for (int i = 0; i < v.length; i++) {
             v[i] = (float) (random.nextDouble() * 2 - 1);
@@ -489,7 +491,7 @@ public abstract class KernelConformanceKit {
         Buffer filled = up(x);
         k.fill(alpha, filled, n);
         double[] same = new double[n];
-        java.util.Arrays.fill(same, alpha);
+        Arrays.fill(same, alpha);
         assertClose("fill", same, down(filled, n));
     }
 
@@ -498,7 +500,7 @@ public abstract class KernelConformanceKit {
      * float64 (at ±1000), and rows of equal logits, whose probabilities are exactly 1/classes.
      */
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(floats = {100, 1000})
+    @ValueSource(floats = {100, 1000})
     void softmaxCrossEntropyHoldsOnExtremeAndEqualLogits(float big) {
         int classes = 10, batch = 6;
         float[] logits = new float[batch * classes];
@@ -721,7 +723,7 @@ public abstract class KernelConformanceKit {
         Buffer lb = up(labels), loss = out(batch), d = out(batch * classes);
         k.softmaxCrossEntropyBackward(up(logits), lb, d, batch, classes);
         float[] ones = new float[batch];
-        java.util.Arrays.fill(ones, 1f);
+        Arrays.fill(ones, 1f);
         assertDirectionalDerivative("softmax_xent_backward", logits, down(d, batch * classes), 1e-2f, zs -> {
             k.softmaxCrossEntropyForward(up(zs), lb, loss, batch, classes);
             return weighted(loss, batch, ones);
@@ -828,7 +830,7 @@ public abstract class KernelConformanceKit {
         assertArrayEquals(expected, down(b, 10), "an upload into a slice writes only that window");
         Buffer copy = device.allocate(4);
         device.copyFromPeer(b.slice(2, 4), copy);
-        assertArrayEquals(java.util.Arrays.copyOfRange(expected, 2, 6), down(copy, 4));
+        assertArrayEquals(Arrays.copyOfRange(expected, 2, 6), down(copy, 4));
         k.axpy(1f, copy, b.slice(6, 4), 4);
         for (int i = 0; i < 4; i++) {
             expected[6 + i] += expected[2 + i];

@@ -3,6 +3,7 @@ package org.multigpulab.lessons.bench;
 import java.util.ArrayList;
 import java.util.List;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -96,6 +97,6 @@ public final class PeakFlops {
                 .add(c9)
                 .add(c10)
                 .add(c11)
-                .reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+                .reduceLanes(VectorOperators.ADD);
     }
 }

@@ -1,5 +1,6 @@
 package org.multigpulab.lessons.console;
 
+import java.io.Console;
 import java.time.temporal.ChronoUnit;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -18,7 +19,7 @@ public final class ProgressBars implements TrainingListener {
 
     /** Whether bars should be drawn: a terminal is attached and {@code --quiet} was not given. */
     public static boolean wanted(boolean quiet) {
-        java.io.Console console = System.console();
+        Console console = System.console();
         return !quiet && console != null && console.isTerminal();
     }
 

@@ -13,9 +13,11 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.lessons.errors.UserError;
 
@@ -102,7 +104,7 @@ public final class SafeTensors {
         } catch (JsonParseException e) {
             throw corrupt(file, "its header is not valid JSON");
         }
-        Map<Long, HostTensor> byOffset = new java.util.TreeMap<>();
+        Map<Long, HostTensor> byOffset = new TreeMap<>();
         for (Map.Entry<String, JsonElement> e : header.entrySet()) {
             if (e.getKey().equals("__metadata__")) {
                 continue;
@@ -146,7 +148,7 @@ public final class SafeTensors {
             if (end - begin != 4 * size) {
                 throw corrupt(
                         file,
-                        "tensor " + name + " has shape " + java.util.Arrays.toString(shape) + " but " + (end - begin)
+                        "tensor " + name + " has shape " + Arrays.toString(shape) + " but " + (end - begin)
                                 + " bytes of data");
             }
             float[] values = new float[(int) size];
@@ -178,9 +180,9 @@ public final class SafeTensors {
                 throw new UserError("--load " + file + " has no tensor " + names.get(i) + "; it holds "
                         + tensors.stream().map(HostTensor::name).toList() + " but the model needs " + names);
             }
-            if (!java.util.Arrays.equals(t.shape(), shapes.get(i))) {
+            if (!Arrays.equals(t.shape(), shapes.get(i))) {
                 throw new UserError("--load " + file + ": tensor " + t.name() + " has shape " + t.shapeText()
-                        + " but the model's " + t.name() + " is " + java.util.Arrays.toString(shapes.get(i)));
+                        + " but the model's " + t.name() + " is " + Arrays.toString(shapes.get(i)));
             }
             ordered.add(t);
         }

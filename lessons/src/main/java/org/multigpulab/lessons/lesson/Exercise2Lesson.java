@@ -1,6 +1,7 @@
 package org.multigpulab.lessons.lesson;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.plot.Curve;
@@ -49,9 +50,7 @@ public final class Exercise2Lesson implements Lesson {
     @Override
     public void run(LessonContext ctx) {
         List<Row> rows = rows(ctx);
-        Row best = rows.stream()
-                .max(java.util.Comparator.comparingDouble(Row::testAcc))
-                .orElseThrow();
+        Row best = rows.stream().max(Comparator.comparingDouble(Row::testAcc)).orElseThrow();
         ctx.out()
                 .printf(
                         "Notice: a k-times larger batch averages k times more samples per step and takes k times fewer"

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.plot.ChartFiles;
@@ -120,7 +121,7 @@ public final class MultiProcessLesson implements Lesson {
                             row.crossRankMsPerStep() == null
                                     ? "nothing crosses between processes"
                                     : String.format(
-                                            java.util.Locale.ROOT,
+                                            Locale.ROOT,
                                             "each step every rank sends and receives its"
                                                     + " 0.52 MB of summed gradients through Open MPI: %.2f ms per step",
                                             row.crossRankMsPerStep()));

@@ -9,12 +9,14 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.TrainResult;
+import org.multigpulab.device.testing.Prerequisite;
 import org.multigpulab.lessons.plot.PlotFilesCheck;
 import org.multigpulab.lessons.setup.DeviceSetup;
 
@@ -29,17 +31,22 @@ class LessonsTest {
 
     private final ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
+    /** The lessons' usual slice: 6,400 training and 1,000 test images, 2 epochs, 32 images per GPU. */
     private LessonContext ctx(Integer gpus) {
         Synthetic.realDataDir();
+        return ctx(gpus, 6400, 1000, 2, 32);
+    }
+
+    private LessonContext ctx(Integer gpus, int trainSamples, int testSamples, int epochs, int batchSize) {
         return new LessonContext(
                 new PrintStream(printed, true, StandardCharsets.UTF_8),
                 new DeviceSetup("sim", null),
                 gpus,
                 null,
-                6400,
-                1000,
-                2,
-                32,
+                trainSamples,
+                testSamples,
+                epochs,
+                batchSize,
                 plots,
                 true);
     }
@@ -72,7 +79,7 @@ class LessonsTest {
     @Test
     void paramsPrintsB1AsTheNotebookDoes() {
         new ParamsLesson().run(ctx(2));
-        String zeros = "tensor([" + String.join(", ", java.util.Collections.nCopies(18, "0.")) + ",\n        0., 0.]";
+        String zeros = "tensor([" + String.join(", ", Collections.nCopies(18, "0.")) + ",\n        0., 0.]";
         assertTrue(output().contains("b1 weight: " + zeros + ", device='sim:0', requires_grad=True)"), output());
         assertTrue(output().contains("device='sim:1', requires_grad=True)"), output());
         assertEquals(2, output().split("b1 grad: None", -1).length - 1);
@@ -206,17 +213,7 @@ class LessonsTest {
     /** scaling: 1 to 8 simulated GPUs, one epoch of 2,048 images; the claims are about simulated time. */
     @Test
     void scalingShowsTheLaunchBoundStepAndWhatWeakScalingBuys() throws Exception {
-        LessonContext ctx = new LessonContext(
-                new PrintStream(printed, true, StandardCharsets.UTF_8),
-                new DeviceSetup("sim", null),
-                null,
-                null,
-                2048,
-                256,
-                1,
-                32,
-                plots,
-                true);
+        LessonContext ctx = ctx(null, 2048, 256, 1, 32);
         List<ScalingLesson.Row> rows = new ScalingLesson().rows(ctx);
         new ScalingLesson().report(ctx, rows);
         assertEquals(11, rows.size(), "4 GPU counts on 2 profiles, and weak scaling on 2, 4, 8");
@@ -245,19 +242,9 @@ class LessonsTest {
     /** multi-process: mpirun with 1, 2 and 4 ranks on 2,048 images; skipped where Open MPI is not installed. */
     @Test
     void multiProcessTrainsTheSameModelAndTimesTheCrossing() throws Exception {
-        org.multigpulab.device.testing.Prerequisite.mpirun();
+        Prerequisite.mpirun();
         Synthetic.realDataDir();
-        LessonContext ctx = new LessonContext(
-                new PrintStream(printed, true, StandardCharsets.UTF_8),
-                new DeviceSetup("sim", null),
-                null,
-                null,
-                2048,
-                256,
-                1,
-                256,
-                plots,
-                true);
+        LessonContext ctx = ctx(null, 2048, 256, 1, 256);
         List<MultiProcessLesson.Row> rows = new MultiProcessLesson().rows(ctx);
         new MultiProcessLesson().report(ctx, rows);
         assertEquals(

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.awt.image.BufferedImage;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -27,7 +28,7 @@ public final class PlotFilesCheck {
         assertTrue(Files.isRegularFile(png), png + " exists");
         byte[] head = Files.readAllBytes(png);
         assertEquals((byte) 0x89, head[0]);
-        assertEquals("PNG", new String(head, 1, 3, java.nio.charset.StandardCharsets.US_ASCII), png + " is a PNG");
+        assertEquals("PNG", new String(head, 1, 3, StandardCharsets.US_ASCII), png + " is a PNG");
         BufferedImage image = ImageIO.read(png.toFile());
         assertEquals(Charts.WIDTH, image.getWidth());
         assertEquals(Charts.HEIGHT, image.getHeight());
