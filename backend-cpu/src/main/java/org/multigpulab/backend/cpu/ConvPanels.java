@@ -10,8 +10,8 @@ import org.multigpulab.device.ConvShape;
  * A convolution's matrices, cut into panels of columns. The columns are the output pixels of the whole
  * batch, image after image and row after row; a panel is a few vectors of them. Each kernel packs the panel
  * it needs just before the matrix multiply reads it and unpacks the product right after, so the im2col matrix
- * (conv2's: 500 rows × 81 columns an image) never exists whole, and what is packed is still in the core's cache when it
- * is read. A panel is {@code rows × width} with row {@code r} at {@code r·width}; columns past the pixels
+ * (conv2's: 500 rows × 81 columns an image) never exists whole, and what is packed is still in the core's
+ * cache when it is read. A panel is {@code rows × width} with row {@code r} at {@code r·width}; columns past the pixels
  * asked for are zero, so the multiply runs whole vectors and their products are left out.
  */
 final class ConvPanels {
