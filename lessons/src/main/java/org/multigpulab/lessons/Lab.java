@@ -31,6 +31,7 @@ import picocli.CommandLine.Command;
             DevicesCommand.class,
             BenchCommand.class,
             CompareCommand.class,
+            CollectivesCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Lab implements Runnable {

@@ -41,7 +41,9 @@ record DeviceProfile(
             // H200 SXM datasheet: 67 TFLOPS FP32, 4.8 TB/s HBM3e, 141 GB; NVLink 4 through NVSwitch
             new DeviceProfile("h200", "H200", 67 * T, 4800 * G, 141_000_000_000L, CUDA_LAUNCH, "nvlink4"),
             // GeForce RTX 4090 (Ada whitepaper): 82.6 TFLOPS FP32, 1008 GB/s GDDR6X, 24 GB; PCIe 4, no NVLink
-            new DeviceProfile("rtx4090", "RTX 4090", 82.6 * T, 1008 * G, 24 * GIB, CUDA_LAUNCH, "pcie4"));
+            new DeviceProfile("rtx4090", "RTX 4090", 82.6 * T, 1008 * G, 24 * GIB, CUDA_LAUNCH, "pcie4"),
+            // GeForce RTX 5090 (Blackwell whitepaper): 104.8 TFLOPS FP32, 1792 GB/s GDDR7, 32 GB; PCIe 5, no P2P
+            new DeviceProfile("rtx5090", "RTX 5090", 104.8 * T, 1792 * G, 32 * GIB, CUDA_LAUNCH, "pcie5-host"));
 
     static final String HOST = "host";
 

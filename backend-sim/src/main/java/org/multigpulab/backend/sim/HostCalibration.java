@@ -67,6 +67,7 @@ record HostCalibration(double flopsPerSec, double memoryBytesPerSec, double laun
     /** Logical GPUs on one host reach each other through its memory, at the rate of a copy. */
     Topology topology() {
         Link memory = new Link(launchSec, copyBytesPerSec);
-        return new Topology(Topology.HOST, "host memory", memory, memory, false);
+        return new Topology(
+                Topology.HOST, "host memory", memory, memory, false, Topology.Transport.HOST_MEMORY, copyBytesPerSec);
     }
 }

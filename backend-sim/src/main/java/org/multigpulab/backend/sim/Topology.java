@@ -10,8 +10,29 @@ import org.multigpulab.device.DeviceException;
  * and receive at once, each direction at {@code peer}'s rate, and every pair is reachable at that rate (a
  * switch: PCIe through the host's root complex, or NVSwitch). {@code host} is the PCIe link to the host's
  * memory; when {@code peersOverHost}, peer traffic crosses the same PCIe port and competes with it.
+ * {@code transport} is how NCCL moves data between peers, which decides its latencies and algorithms;
+ * {@code hostMemoryBytesPerSec} is the host memory's bandwidth, the limit when peers go through it.
  */
-record Topology(String name, String displayName, Link peer, Link host, boolean peersOverHost) {
+record Topology(
+        String name,
+        String displayName,
+        Link peer,
+        Link host,
+        boolean peersOverHost,
+        Transport transport,
+        double hostMemoryBytesPerSec) {
+
+    /** How NCCL reaches a peer on the same node. */
+    enum Transport {
+        /** NVLink, directly or through an NVSwitch without reduction in the switch. */
+        NVLINK,
+        /** NVLink through third-generation NVSwitches, which can add in the switch (NVLink SHARP, NCCL's NVLS). */
+        NVLINK_SHARP,
+        /** PCIe peer-to-peer: one GPU writes into the other's memory. */
+        PCIE_P2P,
+        /** No peer-to-peer: the sender writes into host memory and the receiver reads it from there (NCCL's SHM). */
+        HOST_MEMORY
+    }
 
     private static final double G = 1e9;
     /** A peer copy's fixed cost: the launch of the copy plus the handshake, some microseconds. */
@@ -25,17 +46,56 @@ record Topology(String name, String displayName, Link peer, Link host, boolean p
     private static final Link PCIE4 = new Link(PCIE_LATENCY, 31.5 * G);
     private static final Link PCIE5 = new Link(PCIE_LATENCY, 63 * G);
 
+    // JEDEC DDR5-4800: 4800 MT/s × 8 bytes = 38.4 GB/s per channel.
+    private static final double DDR5_4800_CHANNEL = 38.4 * G;
+
     static final List<Topology> ALL = List.of(
-            new Topology("pcie3", "PCIe 3", PCIE3, PCIE3, true),
-            new Topology("pcie4", "PCIe 4", PCIE4, PCIE4, true),
-            new Topology("pcie5", "PCIe 5", PCIE5, PCIE5, true),
-            // DGX-1's hybrid cube mesh of V100s: d2l §12.7 counts 18 GB/s per NVLink 2 link measured and three
-            // links' worth for each GPU in a ring (the datasheet's 6 links × 25 GB/s are not all on one ring).
-            new Topology("nvlink2", "NVLink 2", new Link(NVLINK_LATENCY, 3 * 18 * G), PCIE3, false),
+            new Topology("pcie3", "PCIe 3", PCIE3, PCIE3, true, Transport.PCIE_P2P, 0),
+            new Topology("pcie4", "PCIe 4", PCIE4, PCIE4, true, Transport.PCIE_P2P, 0),
+            new Topology("pcie5", "PCIe 5", PCIE5, PCIE5, true, Transport.PCIE_P2P, 0),
+            // GeForce cards have no peer-to-peer, so NCCL stages through host memory. The host is an assumption,
+            // not a measurement: a desktop with two channels of DDR5-4800.
+            new Topology(
+                    "pcie4-host",
+                    "PCIe 4 without P2P (2-channel DDR5 host)",
+                    PCIE4,
+                    PCIE4,
+                    true,
+                    Transport.HOST_MEMORY,
+                    2 * DDR5_4800_CHANNEL),
+            // A server with two Xeon Platinum 8480+ (Intel ARK: 8 channels of DDR5-4800 each).
+            new Topology(
+                    "pcie5-host",
+                    "PCIe 5 without P2P (2× Xeon 8480+ host)",
+                    PCIE5,
+                    PCIE5,
+                    true,
+                    Transport.HOST_MEMORY,
+                    2 * 8 * DDR5_4800_CHANNEL),
+            // A textbook figure, not a datasheet's: DGX-1's hybrid cube mesh of V100s as d2l §12.7 counts it,
+            // 18 GB/s per NVLink 2 link and three links' worth for each GPU in a ring (the datasheet's 6 links ×
+            // 25 GB/s are not all on one ring).
+            new Topology(
+                    "nvlink2", "NVLink 2", new Link(NVLINK_LATENCY, 3 * 18 * G), PCIE3, false, Transport.NVLINK, 0),
             // A100 SXM4 datasheet: NVLink 3, 600 GB/s both directions through NVSwitch (300 GB/s each way)
-            new Topology("nvlink3", "NVLink 3 (NVSwitch)", new Link(NVLINK_LATENCY, 300 * G), PCIE4, false),
-            // H100/H200 SXM datasheets: NVLink 4, 900 GB/s both directions through NVSwitch (450 GB/s each way)
-            new Topology("nvlink4", "NVLink 4 (NVSwitch)", new Link(NVLINK_LATENCY, 450 * G), PCIE5, false));
+            new Topology(
+                    "nvlink3",
+                    "NVLink 3 (NVSwitch)",
+                    new Link(NVLINK_LATENCY, 300 * G),
+                    PCIE4,
+                    false,
+                    Transport.NVLINK,
+                    0),
+            // H100/H200 SXM datasheets: NVLink 4, 900 GB/s both directions through third-generation NVSwitches
+            // (450 GB/s each way), which reduce in the switch (NVLink SHARP)
+            new Topology(
+                    "nvlink4",
+                    "NVLink 4 (NVSwitch)",
+                    new Link(NVLINK_LATENCY, 450 * G),
+                    PCIE5,
+                    false,
+                    Transport.NVLINK_SHARP,
+                    0));
 
     static final String HOST = "host";
 
