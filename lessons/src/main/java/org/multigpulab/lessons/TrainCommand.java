@@ -175,10 +175,6 @@ final class TrainCommand implements Callable<Integer> {
         if (!Float.isFinite(lr) || lr <= 0) {
             throw new UserError("--lr must be a positive number such as 0.2, not " + lr);
         }
-        if (batchSize < devices) {
-            throw new UserError("--batch-size " + batchSize + " cannot be split over " + devices
-                    + " devices; use a batch of at least " + devices);
-        }
         Model model = Model.named(modelName);
         AllReduceAlgorithm allReduce = AllReduceAlgorithm.named(allreduce);
         if (bucketMb != null && !(bucketMb > 0 && bucketMb <= 1e6)) {

@@ -89,6 +89,19 @@ public final class Tensor {
         return root().grad;
     }
 
+    /**
+     * Sets this parameter's gradient to zeros, in its reserved storage: the gradient of a parameter whose device
+     * had no samples in a step, so it adds nothing to the sum over devices.
+     */
+    public void zeroGrad() {
+        Buffer storage = reservedGrad();
+        if (storage == null) {
+            throw new IllegalStateException("only a parameter made with gradient storage has a gradient to zero");
+        }
+        device().kernels().fill(0f, storage, storage.length());
+        setGrad(storage);
+    }
+
     /** A view with another shape of the same size, sharing data and gradient (the notebook's {@code reshape}). */
     public Tensor reshape(int... newShape) {
         Tensor view = new Tensor(data, newShape, requiresGrad, root());

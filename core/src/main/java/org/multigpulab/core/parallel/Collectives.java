@@ -10,7 +10,7 @@ import org.multigpulab.device.Device;
  * buffer into every other; {@code reduceScatter} leaves chunk i of the sum on device i; {@code allGather} gives
  * every device every device's chunk. Only {@code reduce} and {@code broadcast} have a root. How
  * {@code allReduce} moves the data is an {@link AllReduceAlgorithm}, a value, not part of its name. Chunks
- * split a buffer as {@link Scatter#shardSizes} splits rows: the first {@code n % k} chunks one element longer.
+ * split a buffer as {@link Scatter#balancedSizes} splits rows: the first {@code n % k} chunks one element longer.
  * The buffers must have equal lengths and live on distinct devices; data moves only by peer copies, so each
  * device's stats count exactly the bytes it received (and, on {@code sim}, sent).
  */
@@ -139,9 +139,10 @@ public final class Collectives {
 
     /** Where chunk c of {@code n} elements over {@code k} devices starts: offsets[c] … offsets[c + 1]. */
     public static int[] chunkOffsets(int n, int k) {
+        int[] sizes = Scatter.balancedSizes(n, k);
         int[] offsets = new int[k + 1];
         for (int c = 0; c < k; c++) {
-            offsets[c + 1] = offsets[c] + n / k + (c < n % k ? 1 : 0);
+            offsets[c + 1] = offsets[c] + sizes[c];
         }
         return offsets;
     }

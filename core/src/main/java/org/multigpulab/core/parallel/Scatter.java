@@ -9,25 +9,40 @@ import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
 
 /**
- * Splitting data along its first dimension across devices, as {@code nn.parallel.scatter} does: as evenly as
- * possible, the first {@code rows % k} devices taking one row more (256 rows over 3 devices: 86, 85, 85).
+ * Splitting data along its first dimension across devices, as {@code nn.parallel.scatter} does, which splits with
+ * {@code torch.chunk}: chunks of ceil(rows / k) rows, the last one what is left (256 rows over 3 devices: 86, 86,
+ * 84; 10 over 4: 3, 3, 3, 1). When the chunks run out first (6 rows over 4 devices: three chunks of 2) the last
+ * devices get no rows; in training such a device computes nothing and adds zero gradients to the sum.
  */
 public final class Scatter {
 
     private Scatter() {}
 
-    /**
-     * The rows each of {@code devices} devices gets.
-     *
-     * @throws IllegalArgumentException when there are fewer rows than devices, since a device would get none
-     */
+    /** The rows each of {@code devices} devices gets, as {@code torch.chunk(rows, devices)} splits them: 0 for none. */
     public static int[] shardSizes(int rows, int devices) {
         if (devices <= 0) {
             throw new IllegalArgumentException("need at least one device, got " + devices);
         }
-        if (rows < devices) {
-            throw new IllegalArgumentException("a batch of " + rows + " cannot be split over " + devices
-                    + " devices: each needs at least one sample; use a batch size of at least " + devices);
+        if (rows < 0) {
+            throw new IllegalArgumentException("cannot split " + rows + " rows");
+        }
+        int[] sizes = new int[devices];
+        int chunk = Math.ceilDiv(rows, devices);
+        int left = rows;
+        for (int i = 0; i < devices && left > 0; i++) {
+            sizes[i] = Math.min(chunk, left);
+            left -= sizes[i];
+        }
+        return sizes;
+    }
+
+    /**
+     * The rows each device gets in the balanced split some samplers use instead ({@code numpy.array_split}): as
+     * even as it can be, the first {@code rows % k} devices taking one row more (256 over 3: 86, 85, 85).
+     */
+    public static int[] balancedSizes(int rows, int devices) {
+        if (devices <= 0) {
+            throw new IllegalArgumentException("need at least one device, got " + devices);
         }
         int[] sizes = new int[devices];
         for (int i = 0; i < devices; i++) {
@@ -42,7 +57,10 @@ public final class Scatter {
      */
     public static int[] shardSizes(int rows, double[] weights) {
         int k = weights.length;
-        shardSizes(rows, k); // rejects fewer rows than devices
+        if (k == 0 || rows < k) {
+            throw new IllegalArgumentException("a batch of " + rows + " cannot be shared by " + k
+                    + " devices with at least one row each; use a batch size of at least " + k);
+        }
         double total = 0;
         for (double w : weights) {
             if (!(w > 0) || Double.isInfinite(w)) {
@@ -75,12 +93,15 @@ public final class Scatter {
         return sizes;
     }
 
-    /** {@code nn.parallel.scatter(data, devices)} for {@code data[rows, rowLength]} on the host: new buffers. */
+    /**
+     * {@code nn.parallel.scatter(data, devices)} for {@code data[rows, rowLength]} on the host: new buffers, one
+     * per chunk, so fewer than the devices when the chunks run out first (as PyTorch returns fewer tensors).
+     */
     public static List<Buffer> scatter(float[] data, int rows, int rowLength, List<Device> devices) {
         int[] sizes = shardSizes(rows, devices.size());
         List<Buffer> out = new ArrayList<>();
         int row = 0;
-        for (int i = 0; i < sizes.length; i++) {
+        for (int i = 0; i < sizes.length && sizes[i] > 0; i++) {
             Device device = devices.get(i);
             Buffer b = device.allocate(sizes[i] * rowLength);
             device.upload(data, row * rowLength, b);
@@ -92,7 +113,8 @@ public final class Scatter {
 
     /**
      * The notebook's {@code split_batch(X, y, devices)}: each device's shard of the images and labels, in buffers
-     * taken from that device's workspace (give them back when the step is done).
+     * taken from that device's workspace (give them back when the step is done); a device without rows gets
+     * {@link Shard#none()}.
      */
     public static List<Shard> splitBatch(HostBatch batch, List<Workspace> workspaces) {
         return splitBatch(batch, workspaces, shardSizes(batch.size(), workspaces.size()));
@@ -112,6 +134,10 @@ public final class Scatter {
         List<Shard> shards = new ArrayList<>();
         int row = firstRow;
         for (int i = 0; i < sizes.length; i++) {
+            if (sizes[i] == 0) {
+                shards.add(Shard.none());
+                continue;
+            }
             Workspace ws = workspaces.get(i);
             Buffer x = ws.take(sizes[i] * sample);
             Buffer y = ws.take(sizes[i]);

@@ -130,7 +130,8 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /**
      * The notebook's {@code split_batch(X, y, devices)} of this process's rows: with several processes each takes
-     * its rank's share of the global batch, then splits it over its own devices.
+     * its rank's chunk of the global batch, then splits it over its own devices, both as {@code torch.chunk} does;
+     * a device (or a whole process) left without rows computes nothing and adds zero gradients.
      */
     private List<DeviceStep> splitBatch(HostBatch batch) {
         ProcessGroup group = config.processGroup();
@@ -185,7 +186,6 @@ public final class DataParallelTrainer implements AutoCloseable {
      * training loop timed with the devices synchronized, then the test accuracy on device 0.
      */
     public TrainResult train(FashionMnist.Splits data, TrainingListener listener) {
-        checkBatchesSplit(data.train().count());
         int batches = BatchIterator.batchesPerEpoch(data.train().count(), config.batchSize());
         listener.onStart(new TrainingListener.Start(
                 deviceIds(),
@@ -279,23 +279,6 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** The current parameters, read from device 0. */
     public List<HostTensor> parameters() {
         return deviceParams.getFirst().download();
-    }
-
-    private void checkBatchesSplit(int samples) {
-        int processes = config.processGroup().size();
-        int k = devices.size() * processes;
-        if (config.batchSize() < k) {
-            throw new IllegalArgumentException("a batch of " + config.batchSize() + " cannot be split over " + k
-                    + " devices"
-                    + (processes > 1 ? " (" + devices.size() + " in each of " + processes + " processes)" : "")
-                    + "; use --batch-size " + k + " or more");
-        }
-        int last = samples % config.batchSize();
-        if (last != 0 && last < k) {
-            throw new IllegalArgumentException("the last batch of an epoch would hold " + last + " samples ("
-                    + samples + " % " + config.batchSize() + "), fewer than the " + k
-                    + " devices; change --train-samples or --batch-size so that it holds at least " + k);
-        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.multigpulab.core.train;
 
+import java.util.List;
 import java.util.function.Consumer;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tape;
@@ -11,7 +12,9 @@ import org.multigpulab.device.Device;
 
 /**
  * One device's part of a training step: its shard of the batch, the tape of its forward pass, its logits and
- * summed loss. Closing it hands the step's buffers back to the replica's workspace. Not thread-safe.
+ * summed loss. A device whose shard is empty (the batch ran out of chunks before it, as {@code torch.chunk} splits)
+ * computes nothing: its gradients are zero, its loss and correct count 0. Closing it hands the step's buffers back
+ * to the replica's workspace. Not thread-safe.
  */
 final class DeviceStep implements AutoCloseable {
 
@@ -36,6 +39,9 @@ final class DeviceStep implements AutoCloseable {
 
     /** {@code loss(lenet(X_shard, device_W), y_shard)} for {@code model}, recorded on a new tape. */
     void forwardAndLoss(Model model) {
+        if (shard.isEmpty()) {
+            return;
+        }
         try (Device.Range r = device().range("forward")) {
             tape = Tape.training(replica.workspace());
             Tensor x = Tensor.of(shard.x(), false, shard.size(), 1, Model.IMAGE_SIZE, Model.IMAGE_SIZE);
@@ -47,12 +53,28 @@ final class DeviceStep implements AutoCloseable {
     /** {@code l.backward()}, calling {@code hook} each time a parameter's gradient has received a contribution. */
     void backward(Consumer<Tensor> hook) {
         try (Device.Range r = device().range("backward")) {
-            tape.backward(loss, hook);
+            if (shard.isEmpty()) {
+                zeroGradients(hook);
+            } else {
+                tape.backward(loss, hook);
+            }
+        }
+    }
+
+    /** No rows, no loss: every gradient is zero, delivered in the order a backward pass delivers them (last first). */
+    private void zeroGradients(Consumer<Tensor> hook) {
+        List<Tensor> params = replica.params();
+        for (int p = params.size() - 1; p >= 0; p--) {
+            params.get(p).zeroGrad();
+            hook.accept(params.get(p));
         }
     }
 
     /** The shard's summed loss, read from the device. */
     double lossSum() {
+        if (shard.isEmpty()) {
+            return 0;
+        }
         float[] host = new float[shard.size()];
         device().download(loss.data().slice(0, shard.size()), host, 0);
         double s = 0;
@@ -64,6 +86,9 @@ final class DeviceStep implements AutoCloseable {
 
     /** How many of the shard's samples the logits classify right, counted on the device. */
     int correct() {
+        if (shard.isEmpty()) {
+            return 0;
+        }
         return matches(tape, logits, labels());
     }
 
@@ -84,7 +109,9 @@ final class DeviceStep implements AutoCloseable {
         if (tape != null) {
             tape.close();
         }
-        replica.workspace().giveBack(shard.x());
-        replica.workspace().giveBack(shard.y());
+        if (!shard.isEmpty()) {
+            replica.workspace().giveBack(shard.x());
+            replica.workspace().giveBack(shard.y());
+        }
     }
 }

@@ -1,6 +1,7 @@
 package org.multigpulab.core.parallel;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -55,12 +56,25 @@ class SeedDemosTest {
         assertTrue(split.get(1).device() == devices.get(1));
     }
 
+    /** The sizes {@code torch.chunk(torch.arange(n), k)} gives, measured with PyTorch 1.13 (Debian python3-torch). */
     @Test
-    void unevenBatchesSplitLikeTorch() {
-        assertArrayEquals(new int[] {86, 85, 85}, Scatter.shardSizes(256, 3));
+    void unevenBatchesSplitLikeTorchChunk() {
+        assertArrayEquals(new int[] {86, 86, 84}, Scatter.shardSizes(256, 3));
+        assertArrayEquals(new int[] {3, 3, 3, 1}, Scatter.shardSizes(10, 4));
+        assertArrayEquals(new int[] {2, 2, 2, 0}, Scatter.shardSizes(6, 4));
+        assertArrayEquals(new int[] {1, 1, 0, 0}, Scatter.shardSizes(2, 4));
         assertArrayEquals(new int[] {1, 1, 1, 1}, Scatter.shardSizes(4, 4));
         assertArrayEquals(new int[] {256}, Scatter.shardSizes(256, 1));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Scatter.shardSizes(2, 3));
-        assertTrue(e.getMessage().contains("at least 3"), e.getMessage());
+        assertArrayEquals(new int[] {86, 85, 85}, Scatter.balancedSizes(256, 3));
+        assertThrows(IllegalArgumentException.class, () -> Scatter.shardSizes(6, 0));
+    }
+
+    /** {@code nn.parallel.scatter} of 3 rows over 4 devices returns 3 tensors, one row each. */
+    @Test
+    void scatterReturnsOneBufferPerChunk() {
+        List<Device> devices = Synthetic.sim(4);
+        List<Buffer> split = Scatter.scatter(new float[] {0, 1, 2, 3, 4, 5}, 3, 2, devices);
+        assertEquals(3, split.size());
+        assertArrayEquals(new float[] {4, 5}, devices.get(2).download(split.get(2)));
     }
 }

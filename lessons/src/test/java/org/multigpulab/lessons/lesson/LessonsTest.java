@@ -106,7 +106,19 @@ class LessonsTest {
         assertArrayEquals(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, rows.get(0));
         assertArrayEquals(new float[] {10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, rows.get(1));
         assertTrue(output().contains("input : tensor([[ 0,  1,  2,  3,  4],\n        [ 5,  6,  7,  8,  9],"), output());
-        assertTrue(output().contains("a batch of 256 over 3 devices: [86, 85, 85]"), output());
+    }
+
+    @Test
+    void scatterSplitsAsTorchChunkAndAnIdleDeviceChangesNothing() {
+        new ScatterLesson().run(ctx(2));
+        assertTrue(output().contains("a batch of 256 over 3 devices: [86, 86, 84] as torch.chunk"), output());
+        assertTrue(output().contains("balanced, as some samplers split: [86, 85, 85]"), output());
+        assertTrue(output().contains("a batch of 6 over 4 devices: [2, 2, 2, 0]"), output());
+        ClaimLines.assertAgree(output());
+        assertTrue(ScatterLesson.idleDeviceStep(ctx(2)) < ScatterLesson.SAME_UPDATE);
+        assertTrue(
+                output().contains("Notice: a device without rows") && output().contains(": the same update."),
+                output());
     }
 
     @Test

@@ -1,0 +1,77 @@
+package org.multigpulab.lessons.lesson;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.Locale;
+
+/**
+ * A conclusion a lesson draws from what it measured: whether it holds, and the sentence that says so with the
+ * numbers and the comparison it rests on ({@code same test accuracy: 0.803 vs 0.801, |Δ| 0.002 < 0.01}). When
+ * the numbers say otherwise the sentence says otherwise, so a lesson never prints a conclusion its run did not
+ * reach. Each factory rounds the printed numbers so that the printed comparison agrees with the verdict.
+ */
+public record Claim(boolean holds, String text) {
+
+    /** The lesson's closing line. */
+    public String notice() {
+        return "Notice: " + text;
+    }
+
+    /**
+     * {@code a} and {@code b} are the same {@code what} within {@code tolerance}: "same what: a vs b, |Δ| d <
+     * tolerance", else "different what: a vs b, |Δ| d ≥ tolerance"; numbers printed with {@code digits} decimals.
+     */
+    public static Claim same(String what, double a, double b, double tolerance, int digits) {
+        double delta = Math.abs(round(a, digits) - round(b, digits));
+        boolean holds = round(delta, digits) < tolerance;
+        return new Claim(
+                holds,
+                (holds ? "same " : "different ") + what + ": " + fixed(a, digits) + " vs " + fixed(b, digits) + ", |Δ| "
+                        + fixed(delta, digits) + (holds ? " < " : " ≥ ") + general(tolerance));
+    }
+
+    /**
+     * {@code value} (a distance, an error) is below {@code bound}: "what value < bound", else "what value ≥ bound";
+     * the value printed with 2 significant digits.
+     */
+    public static Claim below(String what, double value, double bound) {
+        double shown = Double.parseDouble(general(value));
+        boolean holds = shown < bound;
+        return new Claim(holds, what + " " + general(value) + (holds ? " < " : " ≥ ") + general(bound));
+    }
+
+    /**
+     * {@code larger} exceeds {@code smaller} by more than {@code factor}: "what: larger / smaller = r > factor", else
+     * "… = r ≤ factor"; the ratio printed with 2 decimals.
+     */
+    public static Claim ratioAbove(String what, double larger, double smaller, double factor) {
+        double ratio = round(larger / smaller, 2);
+        boolean holds = ratio > factor;
+        return new Claim(
+                holds,
+                what + ": " + general(larger) + " / " + general(smaller) + " = " + fixed(ratio, 2)
+                        + (holds ? " > " : " ≤ ") + general(factor));
+    }
+
+    /** This claim's sentence followed by {@code then} when it holds, by {@code otherwise} when not. */
+    public Claim and(String then, String otherwise) {
+        return new Claim(holds, text + (holds ? then : otherwise));
+    }
+
+    private static double round(double v, int digits) {
+        return Double.parseDouble(fixed(v, digits));
+    }
+
+    private static String fixed(double v, int digits) {
+        return String.format(Locale.ROOT, "%." + digits + "f", v);
+    }
+
+    /** Two significant digits, plain for ordinary sizes (0.52, 12, 340), in exponent form otherwise (3.1e-06). */
+    static String general(double v) {
+        double size = Math.abs(v);
+        if (v != 0 && (size < 1e-3 || size >= 1e6) || !Double.isFinite(v)) {
+            return String.format(Locale.ROOT, "%.1e", v);
+        }
+        return new BigDecimal(v).round(new MathContext(2)).stripTrailingZeros().toPlainString();
+    }
+}
