@@ -1,5 +1,6 @@
 package org.multigpulab.backend.sim;
 
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -69,7 +70,8 @@ public final class SimBackend implements Backend {
             throw new DeviceException("sim cannot run on sim; choose a physical backend such as cpu with --physical");
         }
         String profileName = request.option(PROFILE, DEFAULT_PROFILE);
-        DeviceProfile gpu = profileName.equalsIgnoreCase(DeviceProfile.HOST) ? null : DeviceProfile.named(profileName);
+        List<DeviceProfile> perDevice = perDevice(profileName, request.count());
+        DeviceProfile gpu = profileName.equalsIgnoreCase(DeviceProfile.HOST) ? null : perDevice.getFirst();
         String topologyName = request.option(TOPOLOGY, gpu == null ? Topology.HOST : gpu.defaultTopology());
         Topology link = topologyName.equalsIgnoreCase(Topology.HOST) ? null : Topology.named(topologyName);
         String memory = request.option(MEMORY_MB, null);
@@ -78,17 +80,38 @@ public final class SimBackend implements Backend {
         Device physical = Backends.open(physicalName, DeviceRequest.of(1)).getFirst();
         try {
             HostCalibration host = gpu == null || link == null ? HostCalibration.measure(physical) : null;
-            DeviceProfile profile =
-                    gpu != null ? gpu : host.profile(physical.info().memoryBytes());
+            List<DeviceProfile> profiles = gpu != null
+                    ? perDevice
+                    : Collections.nCopies(
+                            request.count(), host.profile(physical.info().memoryBytes()));
             if (capacity != null) {
-                profile = profile.withMemory(capacity);
+                profiles = profiles.stream().map(p -> p.withMemory(capacity)).toList();
             }
             Topology topology = link != null ? link : host.topology();
-            return List.copyOf(new SimCluster(physical, request.count(), profile, topology, trace).devices());
+            return List.copyOf(new SimCluster(physical, profiles, topology, trace).devices());
         } catch (RuntimeException e) {
             physical.close();
             throw e;
         }
+    }
+
+    /**
+     * The profile of each of {@code count} devices from option {@code profile}: one name for all ({@code t4}), or
+     * one per device separated by commas ({@code t4,v100}), logical GPUs of different kinds in one run.
+     */
+    private static List<DeviceProfile> perDevice(String profile, int count) {
+        if (profile.equalsIgnoreCase(DeviceProfile.HOST)) {
+            return List.of();
+        }
+        List<String> names = List.of(profile.split(",", -1));
+        if (names.size() == 1) {
+            return Collections.nCopies(count, DeviceProfile.named(profile.strip()));
+        }
+        if (names.size() != count) {
+            throw new DeviceException("sim option profile lists " + names.size() + " profiles (" + profile + ") for "
+                    + count + " GPUs; give one profile for all, or one per GPU");
+        }
+        return names.stream().map(n -> DeviceProfile.named(n.strip())).toList();
     }
 
     private static boolean onOff(String value) {

@@ -15,13 +15,14 @@ final class SimCluster {
     private final List<SimDevice> devices = new ArrayList<>();
     private int open;
 
-    SimCluster(Device physical, int count, DeviceProfile profile, Topology topology, boolean trace) {
+    /** {@code profiles.size()} logical GPUs, device i timed as {@code profiles.get(i)}. */
+    SimCluster(Device physical, List<DeviceProfile> profiles, Topology topology, boolean trace) {
         this.physical = physical;
-        this.timeline = new SimTimeline(this, count, profile, topology, trace);
-        for (int i = 0; i < count; i++) {
-            devices.add(new SimDevice(this, i, profile.memoryBytes()));
+        this.timeline = new SimTimeline(this, profiles, topology, trace);
+        for (int i = 0; i < profiles.size(); i++) {
+            devices.add(new SimDevice(this, i, profiles.get(i).memoryBytes()));
         }
-        this.open = count;
+        this.open = profiles.size();
     }
 
     Device physical() {

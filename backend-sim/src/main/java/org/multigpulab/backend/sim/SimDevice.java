@@ -36,7 +36,7 @@ final class SimDevice implements Device {
         DeviceId id = DeviceId.of(SimBackend.NAME, index);
         this.info = new DeviceInfo(
                 id,
-                "logical " + cluster.timeline().deviceProfile().displayName() + " on "
+                "logical " + cluster.timeline().deviceProfile(index).displayName() + " on "
                         + cluster.physical().id(),
                 capacityBytes);
         this.kernels = new InstrumentedKernels(

@@ -32,7 +32,7 @@ import org.multigpulab.device.Timeline;
 final class SimTimeline implements Timeline {
 
     private final SimCluster cluster;
-    private final DeviceProfile profile;
+    private final List<DeviceProfile> profiles;
     private final Topology topology;
     private final boolean recording;
     private final int count;
@@ -49,10 +49,11 @@ final class SimTimeline implements Timeline {
     private final long[][] linkBytes;
     private final List<TraceEvent> trace = new ArrayList<>();
 
-    SimTimeline(SimCluster cluster, int count, DeviceProfile profile, Topology topology, boolean recording) {
+    /** The timeline of {@code profiles.size()} logical GPUs, device i charged at {@code profiles.get(i)}'s rates. */
+    SimTimeline(SimCluster cluster, List<DeviceProfile> profiles, Topology topology, boolean recording) {
         this.cluster = cluster;
-        this.count = count;
-        this.profile = profile;
+        this.count = profiles.size();
+        this.profiles = List.copyOf(profiles);
         this.topology = topology;
         this.recording = recording;
         compute = new double[count];
@@ -72,8 +73,8 @@ final class SimTimeline implements Timeline {
         linkBytes = new long[count][count];
     }
 
-    DeviceProfile deviceProfile() {
-        return profile;
+    DeviceProfile deviceProfile(int d) {
+        return profiles.get(d);
     }
 
     /**
@@ -82,6 +83,7 @@ final class SimTimeline implements Timeline {
      * once the buffers it reads are written and the ones it writes are no longer read or written.
      */
     void kernel(int d, boolean onComm, KernelOp.Call call) {
+        DeviceProfile profile = profiles.get(d);
         host += profile.launchSec();
         double[] stream = onComm ? comm : compute;
         double start = Math.max(host, stream[d]);
@@ -111,7 +113,7 @@ final class SimTimeline implements Timeline {
 
     /** A copy of {@code bytes} from device {@code from} to device {@code to}, issued on {@code to}. */
     void peerCopy(int from, int to, long bytes, SimBuffer src, SimBuffer dst) {
-        host += profile.launchSec();
+        host += profiles.get(to).launchSec();
         double start = max(host, compute[from], compute[to], peerOut[from], peerIn[to], src.readable(), dst.writable());
         double end = start + topology.peer().seconds(bytes);
         peerOut[from] = end;
@@ -190,12 +192,22 @@ final class SimTimeline implements Timeline {
 
     @Override
     public String description() {
-        return count + "× " + profile.displayName() + " over " + topology.displayName();
+        if (profiles.stream().distinct().count() == 1) {
+            return count + "× " + profiles.getFirst().displayName() + " over " + topology.displayName();
+        }
+        return String.join(
+                        " + ", profiles.stream().map(DeviceProfile::displayName).toList()) + " over "
+                + topology.displayName();
     }
 
+    /** The profile's name, or one per device separated by commas when they differ ({@code t4,v100}). */
     @Override
     public String profile() {
-        return profile.name();
+        List<String> names =
+                profiles.stream().map(DeviceProfile::name).distinct().toList();
+        return names.size() == 1
+                ? names.getFirst()
+                : String.join(",", profiles.stream().map(DeviceProfile::name).toList());
     }
 
     @Override

@@ -98,4 +98,34 @@ class SimBackendTest {
                 .getMessage()
                 .contains("--backend sim --gpus 2"));
     }
+
+    /** --profile t4,v100: one profile per logical GPU, each kernel charged at its own device's rates. */
+    @Test
+    void devicesOfOneRunMayHaveDifferentProfiles() {
+        List<Device> devices = Backends.open("sim", new DeviceRequest(2, Map.of("profile", "t4,v100")));
+        assertTrue(
+                devices.get(0).info().description().contains("T4"),
+                devices.get(0).info().description());
+        assertTrue(
+                devices.get(1).info().description().contains("V100"),
+                devices.get(1).info().description());
+        assertTrue(devices.get(0).timeline().orElseThrow().description().startsWith("T4"));
+        double[] seconds = new double[2];
+        int n = 512;
+        for (int d = 0; d < 2; d++) {
+            Device device = devices.get(d);
+            Buffer a = device.allocate(n * n), c = device.allocate(n * n);
+            device.kernels().fill(1f, a, n * n);
+            device.synchronize();
+            double start = device.timeline().orElseThrow().now();
+            device.kernels().gemm(false, false, n, n, n, 1f, a, a, 0f, c);
+            device.synchronize();
+            seconds[d] = device.timeline().orElseThrow().now() - start;
+        }
+        // a V100's float32 peak is about twice a T4's, so the same multiply takes it less simulated time
+        assertTrue(seconds[1] < 0.8 * seconds[0], "V100 vs T4: " + seconds[1] + " vs " + seconds[0] + " s");
+        DeviceException e = assertThrows(
+                DeviceException.class, () -> Backends.open("sim", new DeviceRequest(3, Map.of("profile", "t4,v100"))));
+        assertTrue(e.getMessage().contains("one per GPU"), e.getMessage());
+    }
 }
