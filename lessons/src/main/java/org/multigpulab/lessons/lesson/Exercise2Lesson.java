@@ -3,6 +3,7 @@ package org.multigpulab.lessons.lesson;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.plot.Curve;
 import org.multigpulab.lessons.plot.LearningCurve;
@@ -47,20 +48,34 @@ public final class Exercise2Lesson implements Lesson {
         return rows;
     }
 
+    /**
+     * The conclusion: whether a learning rate scaled with k (the better of √k and k) beat the unchanged one by
+     * more than the noise of the test set.
+     */
+    static Claim claim(List<Row> rows, int testImages) {
+        Row unchanged = rows.getFirst();
+        Row scaled = rows.subList(1, rows.size()).stream()
+                .max(Comparator.comparingDouble(Row::testAcc))
+                .orElseThrow();
+        String what = String.format(Locale.ROOT, "test accuracy at lr %.2f and %.2f", unchanged.lr(), scaled.lr());
+        Claim same = Claim.same(
+                what, unchanged.testAcc(), scaled.testAcc(), Claim.accuracyNoise(unchanged.testAcc(), testImages), 3);
+        return same.and(
+                ": a k-times larger batch takes k times fewer steps, yet here scaling the lr did not pay beyond noise.",
+                scaled.testAcc() > unchanged.testAcc()
+                        ? ": a k-times larger batch takes k times fewer steps, and scaling the lr with k makes up for"
+                                + " them."
+                        : ": the scaled lr was too large a step here; it did worse than the unchanged one.");
+    }
+
     @Override
     public void run(LessonContext ctx) {
-        List<Row> rows = rows(ctx);
-        Row best = rows.stream().max(Comparator.comparingDouble(Row::testAcc)).orElseThrow();
+        report(ctx, rows(ctx));
+    }
+
+    void report(LessonContext ctx, List<Row> rows) {
         ctx.out()
-                .printf(
-                        "Notice: a k-times larger batch averages k times more samples per step and takes k times fewer"
-                                + " steps, so the rules of thumb scale lr with k (linear, here %.2f to %.2f) or with its square"
-                                + " root; too large a step diverges, and warm-up helps for large k. Best here: lr %.2f, test acc %.3f."
-                                + " Plot: %s%n",
-                        rows.getFirst().lr(),
-                        rows.getLast().lr(),
-                        best.lr(),
-                        best.testAcc(),
-                        ctx.plots().resolve("exercise-2.png"));
+                .println(claim(rows, ctx.data().test().count()).notice() + " Plot: "
+                        + ctx.plots().resolve("exercise-2.png"));
     }
 }

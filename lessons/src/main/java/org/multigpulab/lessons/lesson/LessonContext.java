@@ -163,6 +163,11 @@ public final class LessonContext {
         }
     }
 
+    /** The size in megabytes (10^6 bytes) of one float32 gradient of {@code parameters} parameters. */
+    public static double gradientMegabytes(long parameters) {
+        return parameters * (double) Float.BYTES / 1e6;
+    }
+
     /** {@link #train} with nothing to inspect. */
     public TrainResult train(int count, TrainConfig config, TrainingListener listener) {
         return train(count, config, listener, trainer -> {});

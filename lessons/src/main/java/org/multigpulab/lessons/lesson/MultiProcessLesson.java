@@ -7,8 +7,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.ParameterDistance;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.RunReport;
+import org.multigpulab.lessons.files.SafeTensors;
 import org.multigpulab.lessons.plot.ChartFiles;
 import org.multigpulab.lessons.plot.Charts;
 import org.multigpulab.lessons.plot.Curve;
@@ -25,7 +28,19 @@ public final class MultiProcessLesson implements Lesson {
     private static final String LAB = "org.multigpulab.lessons.Lab";
 
     /** One run: its ranks, test accuracy, wall sec/epoch, and the cross-rank allreduce per step. */
-    public record Row(int ranks, double testAcc, double secPerEpoch, long crossRankCalls, Double crossRankMsPerStep) {}
+    public record Row(
+            int ranks,
+            double testAcc,
+            double secPerEpoch,
+            long crossRankCalls,
+            Double crossRankMsPerStep,
+            List<HostTensor> model) {}
+
+    /**
+     * Models that differ only by float rounding: the ranks sum the same gradients in another order. The bound is
+     * DataParallelTrainerTest's for k devices against one over a few steps, 1e-4 relative.
+     */
+    static final double SAME_MODEL = 1e-4;
 
     @Override
     public String name() {
@@ -72,6 +87,7 @@ public final class MultiProcessLesson implements Lesson {
 
     private static Row run(LessonContext ctx, int ranks) {
         Path report = ctx.plots().resolve("multi-process-" + ranks + "-ranks.json");
+        Path model = ctx.plots().resolve("multi-process-" + ranks + "-ranks.safetensors");
         List<String> train = new ArrayList<>(List.of(
                 "--gpus",
                 "1",
@@ -82,6 +98,8 @@ public final class MultiProcessLesson implements Lesson {
                 "--quiet",
                 "--report",
                 report.toString(),
+                "--save",
+                model.toString(),
                 "--plot-dir",
                 ctx.plots().resolve("multi-process-" + ranks + "-ranks").toString()));
         train.addAll(ctx.dataOptions());
@@ -110,7 +128,8 @@ public final class MultiProcessLesson implements Lesson {
                     r.finalResult().testAcc(),
                     r.finalResult().wallSecPerEpoch(),
                     r.dist().crossRankCalls(),
-                    r.dist().crossRankMsPerCall());
+                    r.dist().crossRankMsPerCall(),
+                    SafeTensors.read(model));
             ctx.out()
                     .printf(
                             "%d rank%s: test acc %.3f, %.1f sec/epoch; %s%n",
@@ -123,7 +142,10 @@ public final class MultiProcessLesson implements Lesson {
                                     : String.format(
                                             Locale.ROOT,
                                             "each step every rank sends and receives its"
-                                                    + " 0.52 MB of summed gradients through Open MPI: %.2f ms per step",
+                                                    + " %.2f MB of summed gradients through Open MPI: %.2f ms per step",
+                                            LessonContext.gradientMegabytes(row.model().stream()
+                                                    .mapToLong(t -> t.values().length)
+                                                    .sum()),
                                             row.crossRankMsPerStep()));
             return row;
         } catch (IOException e) {
@@ -155,20 +177,35 @@ public final class MultiProcessLesson implements Lesson {
                 Charts.bars("Summing gradients across ranks", "ranks", "milliseconds per step", List.of(cross)),
                 ctx.plots(),
                 "multi-process-allreduce");
+        for (Claim c : claims(rows)) {
+            ctx.out().println(c.notice());
+        }
         Row last = rows.getLast();
         ctx.out()
                 .printf(
-                        "Notice: every rank trains on its %d-image share of each batch and starts from rank 0's"
-                                + " parameters, so all reach the same model (test acc %.3f with 1 rank, %.3f with %d). The"
-                                + " processes here share this machine's cores, so more ranks do not train faster; what the"
-                                + " lesson shows is the price of crossing processes, %.2f ms a step with %d ranks, which over"
-                                + " a network grows with the gradient's size and shrinks with the link's speed. Plots in %s%n",
-                        ctx.batchSize() / last.ranks(),
-                        rows.getFirst().testAcc(),
-                        last.testAcc(),
-                        last.ranks(),
-                        last.crossRankMsPerStep(),
-                        last.ranks(),
-                        ctx.plots());
+                        "The processes here share this machine's cores, so more ranks do not train faster; what the"
+                                + " lesson shows is the price of crossing processes, %.2f ms a step with %d ranks, which"
+                                + " over a network grows with the gradient's size and shrinks with the link's speed."
+                                + " Plots in %s%n",
+                        last.crossRankMsPerStep(), last.ranks(), ctx.plots());
+    }
+
+    /** The conclusion for each run of several ranks: its saved model is the one rank's, up to float rounding. */
+    static List<Claim> claims(List<Row> rows) {
+        Row one = rows.getFirst();
+        return rows.subList(1, rows.size()).stream()
+                .map(r -> Claim.below(
+                                "relative distance of the models saved by " + r.ranks() + " ranks and by 1 rank:",
+                                ParameterDistance.relative(r.model(), one.model()),
+                                SAME_MODEL)
+                        .and(
+                                String.format(
+                                        Locale.ROOT,
+                                        ": the same model (test acc %.3f and %.3f); every rank trains on its chunk of"
+                                                + " each batch and starts from rank 0's parameters.",
+                                        r.testAcc(),
+                                        one.testAcc()),
+                                ": the ranks trained different models."))
+                .toList();
     }
 }

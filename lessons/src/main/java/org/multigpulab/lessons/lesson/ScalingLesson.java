@@ -3,6 +3,8 @@ package org.multigpulab.lessons.lesson;
 import java.util.ArrayList;
 import java.util.List;
 import org.multigpulab.core.data.BatchIterator;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.parallel.Scatter;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
@@ -182,14 +184,15 @@ public final class ScalingLesson implements Lesson {
         Step s = eight.step();
         ctx.out()
                 .printf(
-                        "%nWhy it hardly scales: with 8 GPUs each holds %d images, and GPU 7 computes for %s ms of"
+                        "%nWhy it hardly scales: with 8 GPUs GPU 7 holds %d images and computes for %s ms of"
                                 + " a %s ms step. The rest it waits: one host thread issues every GPU's %d kernels one after"
-                                + " another, and LeNet's 0.52 MB of gradients cross the links (%s ms of each step). Kernels this"
-                                + " small cost their launch, not their arithmetic.%n",
-                        eight.batchSize() / 8,
+                                + " another, and LeNet's %.2f MB of gradients cross the links (%s ms of each step). Kernels"
+                                + " this small cost their launch, not their arithmetic.%n",
+                        Scatter.shardSizes(eight.batchSize(), 8)[7],
                         TrainResult.seconds(s.computeSec() * 1e3),
                         TrainResult.seconds(s.seconds() * 1e3),
                         s.launches(),
+                        LessonContext.gradientMegabytes(new LeNet().parameterCount()),
                         TrainResult.seconds(s.commSec() * 1e3));
         Row weakEight = rows.getLast();
         ctx.out()
@@ -198,7 +201,35 @@ public final class ScalingLesson implements Lesson {
                                 + " 8 GPUs go through the data %.1f× as fast as one; so would a bigger model, or one process"
                                 + " per GPU (DDP) so that no host thread serialises the launches.%n",
                         ctx.batchSize(), one.simSecPerEpoch() / weakEight.simSecPerEpoch());
+        for (Claim c : claims(one, eight, weakEight)) {
+            ctx.out().println(c.notice());
+        }
         ctx.out().printf("Plots in %s%n", ctx.plots());
+    }
+
+    /**
+     * The conclusions, in simulated time: whether 8 GPUs reach half the ideal speed-up over one, at the same
+     * global batch (strong scaling) and at the same batch per GPU (weak scaling).
+     */
+    static List<Claim> claims(Row one, Row eight, Row weakEight) {
+        double half = eight.gpus() / 2.0;
+        Claim strong = Claim.ratioAbove(
+                        "simulated speed-up of " + eight.gpus() + " GPUs over 1 at a global batch of " + one.batchSize()
+                                + ", sec/epoch",
+                        one.simSecPerEpoch(),
+                        eight.simSecPerEpoch(),
+                        half)
+                .and(": at least half of ideal, it scales.", ": under half of ideal, it hardly scales.");
+        Claim weak = Claim.ratioAbove(
+                        "simulated speed-up of " + weakEight.gpus() + " GPUs over 1 at " + one.batchSize()
+                                + " images per GPU, sec/epoch",
+                        one.simSecPerEpoch(),
+                        weakEight.simSecPerEpoch(),
+                        half)
+                .and(
+                        ": with the work per GPU kept, at least half of ideal.",
+                        ": even with the work per GPU kept," + " under half of ideal.");
+        return List.of(strong, weak);
     }
 
     static List<Row> strong(List<Row> rows, String profile, int batch) {

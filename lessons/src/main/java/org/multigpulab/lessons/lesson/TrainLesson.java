@@ -43,15 +43,31 @@ public final class TrainLesson implements Lesson {
         return results;
     }
 
+    /** The conclusion: 1 and k GPUs reach the same test accuracy, within the noise of the test set. */
+    static Claim claim(List<TrainResult> r, int testImages) {
+        double one = r.get(0).finalTestAcc(), k = r.get(1).finalTestAcc();
+        return Claim.same(
+                        "test accuracy on " + r.get(0).devices().size() + " and "
+                                + r.get(1).devices().size() + " GPUs",
+                        one,
+                        k,
+                        Claim.accuracyNoise(one, testImages),
+                        3)
+                .and(
+                        ": the same global batches give the same model up to float rounding; data parallelism changes"
+                                + " where the arithmetic runs, not what it computes.",
+                        ": more than the test set's noise, which float rounding alone should not give.");
+    }
+
     @Override
     public void run(LessonContext ctx) {
-        List<TrainResult> r = compare(ctx);
+        report(ctx, compare(ctx));
+    }
+
+    /** The conclusion from the runs of {@link #compare}. */
+    public void report(LessonContext ctx, List<TrainResult> r) {
         ctx.out()
-                .printf(
-                        "Notice: the same global batches give the same accuracy (%.3f and %.3f): data parallelism"
-                                + " changes where the arithmetic runs, not what it computes. Plot: %s%n",
-                        r.get(0).finalTestAcc(),
-                        r.get(1).finalTestAcc(),
-                        ctx.plots().resolve("learning-curves.png"));
+                .println(claim(r, ctx.data().test().count()).notice() + " Plot: "
+                        + ctx.plots().resolve("learning-curves.png"));
     }
 }

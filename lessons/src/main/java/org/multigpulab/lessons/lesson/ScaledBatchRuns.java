@@ -1,0 +1,76 @@
+package org.multigpulab.lessons.lesson;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntFunction;
+import org.multigpulab.core.data.BatchIterator;
+import org.multigpulab.core.train.TrainResult;
+import org.multigpulab.lessons.plot.ChartFiles;
+import org.multigpulab.lessons.plot.Charts;
+import org.multigpulab.lessons.plot.Curve;
+import org.multigpulab.lessons.plot.LearningCurve;
+
+/**
+ * Training on k = 1, 2, 4 GPUs with a global batch of k·b and a learning rate chosen for each k, with its learning
+ * curves ({@code NAME-accuracy}) and sec/epoch bars ({@code NAME-sec-per-epoch}): what d2l's §12.5 exercise 1 (lr
+ * kept) and §12.6 exercise 1 (lr scaled with k) both run.
+ */
+final class ScaledBatchRuns {
+
+    /** One configuration's outcome. */
+    record Row(int gpus, int batchSize, float lr, int stepsPerEpoch, double testAcc, double secPerEpoch) {}
+
+    private ScaledBatchRuns() {}
+
+    /** The runs, each printed as it ends; {@code lr} gives the learning rate for k GPUs, {@code lrText} names it. */
+    static List<Row> run(LessonContext ctx, String name, IntFunction<Float> lr, String lrText) {
+        int base = ctx.batchSize();
+        int epochs = ctx.epochs(3);
+        List<Curve> curves = new ArrayList<>();
+        LearningCurve chart = new LearningCurve(
+                "batch k*" + base + " on k GPUs, " + lrText,
+                ctx.plots(),
+                name + "-accuracy",
+                ctx.interactive(),
+                curves);
+        Curve time = new Curve("wall sec/epoch");
+        List<Row> rows = new ArrayList<>();
+        for (int k : new int[] {1, 2, 4}) {
+            Curve test = new Curve("test acc, k=" + k), train = new Curve("train acc, k=" + k);
+            curves.add(test);
+            curves.add(train);
+            TrainResult r =
+                    ctx.train(k, LessonContext.recipe(epochs, k * base, lr.apply(k)), chart.listener(test, train));
+            int steps = BatchIterator.batchesPerEpoch(ctx.data().train().count(), k * base);
+            rows.add(new Row(k, k * base, lr.apply(k), steps, r.finalTestAcc(), r.secPerEpoch()));
+            time.add(k, r.secPerEpoch());
+            ctx.out()
+                    .printf(
+                            "k=%d, batch %d, lr %.1f: %d steps/epoch; %s%n",
+                            k, k * base, lr.apply(k), steps, r.summaryLine());
+        }
+        ChartFiles.save(
+                Charts.bars(
+                        "sec/epoch against GPUs (batch k*" + base + ", " + lrText + ")",
+                        "GPUs",
+                        "wall seconds per epoch",
+                        List.of(time)),
+                ctx.plots(),
+                name + "-sec-per-epoch");
+        return rows;
+    }
+
+    /**
+     * Whether k = 4 reaches k = 1's test accuracy, within the noise of {@code testImages} test images
+     * ({@link Claim#accuracyNoise}).
+     */
+    static Claim sameAccuracy(List<Row> rows, int testImages) {
+        Row first = rows.getFirst(), last = rows.getLast();
+        return Claim.same(
+                "test accuracy at k=" + first.gpus() + " and k=" + last.gpus(),
+                first.testAcc(),
+                last.testAcc(),
+                Claim.accuracyNoise(first.testAcc(), testImages),
+                3);
+    }
+}
