@@ -26,6 +26,7 @@ import org.multigpulab.lessons.files.ChromeTrace;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
 import org.multigpulab.lessons.plot.Curve;
+import org.multigpulab.lessons.plot.EpochTimes;
 import org.multigpulab.lessons.plot.LearningCurve;
 import org.multigpulab.lessons.setup.DataSetup;
 import org.multigpulab.lessons.setup.DeviceSetup;
@@ -153,7 +154,8 @@ final class TrainCommand implements Callable<Integer> {
     @Option(
             names = "--plot-dir",
             paramLabel = "DIR",
-            description = "Where the learning curve goes (PNG and SVG). Default: runs/<date>T<time>/.")
+            description =
+                    "Where the learning curve and the sec/epoch chart go (PNG and SVG). Default: runs/<date>T<time>/.")
     Path plotDir;
 
     @Option(names = "--quiet", description = "Print only the final line; no progress bar, no window.")
@@ -245,17 +247,17 @@ final class TrainCommand implements Callable<Integer> {
                             + splits.test().count() + " test images, "
                             + epochs + " epochs, batch " + batchSize + ", lr " + lr + ", model " + model.name());
         }
+        LearningCurve curve = null;
         try (DataParallelTrainer trainer = new DataParallelTrainer(opened, model, init, config)) {
             Path plots = lead ? PlotDir.choose(plotDir) : null;
             if (lead) {
-                Curve test = new Curve("test acc"), train = new Curve("train acc");
-                listeners.add(new LearningCurve(
-                                model.name() + " on " + trainer.deviceIds(),
-                                plots,
-                                "learning-curve",
-                                talk,
-                                List.of(test, train))
-                        .listener(test, train));
+                // d2l's three curves, in its legend's order: train loss, train acc, test acc
+                Curve loss = new Curve("train loss (right axis)", Curve.YAxis.RIGHT);
+                Curve train = new Curve("train acc"), test = new Curve("test acc");
+                String run = model.name() + " on " + trainer.deviceIds();
+                curve = new LearningCurve(run, plots, "learning-curve", talk, List.of(loss, train, test));
+                listeners.add(curve.listener(test, train, loss));
+                listeners.add(new EpochTimes("sec/epoch, " + run, plots, "sec-per-epoch"));
             }
             TrainResult result = trainer.train(splits, TrainingListener.all(listeners));
             if (!lead) {
@@ -301,13 +303,19 @@ final class TrainCommand implements Callable<Integer> {
                         .write(report);
             }
             if (talk) {
-                out.println("learning curve: " + plots.resolve("learning-curve.png"));
+                out.println("learning curve: " + plots.resolve("learning-curve.png") + ", sec/epoch: "
+                        + plots.resolve("sec-per-epoch.png"));
             }
         } finally {
             if (bars != null) {
                 bars.close();
             }
             opened.forEach(Device::close);
+        }
+        if (curve != null && curve.shown()) {
+            // the notebook's figure stays below its cell; here the window stays until the student closes it
+            out.println("the learning curve stays on screen: close its window to finish");
+            curve.awaitClosed();
         }
         return 0;
     }

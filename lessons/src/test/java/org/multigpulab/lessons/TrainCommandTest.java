@@ -226,8 +226,12 @@ class TrainCommandTest {
                         .matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"
                                 + " \\(simulated 2× T4 over PCIe 3: \\d[.\\d]* sec/epoch\\)"),
                 r.out());
-        assertEquals("learning curve: " + plots.resolve("learning-curve.png"), lines.getLast());
+        assertEquals(
+                "learning curve: " + plots.resolve("learning-curve.png") + ", sec/epoch: "
+                        + plots.resolve("sec-per-epoch.png"),
+                lines.getLast());
         PlotFilesCheck.assertChart(plots, "learning-curve");
+        PlotFilesCheck.assertChart(plots, "sec-per-epoch");
         assertTrue(r.out().contains("epoch 1/2: train loss "), r.out());
         RunReport parsed = RunReport.fromJson(Files.readString(report));
         assertEquals(RunReport.SCHEMA, parsed.schema());

@@ -3,6 +3,8 @@ package org.multigpulab.lessons.plot;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.List;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -20,6 +22,9 @@ public final class Charts {
     public static final int WIDTH = 800;
     public static final int HEIGHT = 450;
 
+    /** XChart's number of the y axis group drawn on the right. */
+    private static final int RIGHT = 1;
+
     private Charts() {}
 
     /** A line chart of {@code curves}; with {@code unitRange} the y axis runs from 0 to 1 (accuracies). */
@@ -36,6 +41,8 @@ public final class Charts {
         if (unitRange) {
             chart.getStyler().setYAxisMin(0.0);
             chart.getStyler().setYAxisMax(1.0);
+            // labels one decimal each, so 0.1 to 0.9 never depend on how XChart guesses a pattern from the range
+            chart.getStyler().setYAxisDecimalPattern("0.0");
         }
         curves.stream().filter(c -> !c.isEmpty()).forEach(c -> addTo(chart, c));
         return chart;
@@ -85,8 +92,53 @@ public final class Charts {
         }
     }
 
+    /**
+     * A line chart against the epoch, filled as training runs, with its legend below the plot: inside, it would
+     * cover the curves' last points, where they end. {@link #epochAxis} fixes the x axis once the epochs are known.
+     */
+    public static XYChart perEpoch(String title, String yTitle, boolean unitRange) {
+        XYChart chart = lines(title, "epoch", yTitle, List.of(), unitRange);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        return chart;
+    }
+
+    /**
+     * Labels the y axes with three significant digits, for values whose size is not known in advance (seconds
+     * that are 4.4 on one run and 0.0047 on another); XChart's own pattern drops the leading zero.
+     */
+    public static void significantYLabels(XYChart chart) {
+        chart.setCustomYAxisTickLabelsFormatter(y -> BigDecimal.valueOf(y)
+                .round(new MathContext(3))
+                .stripTrailingZeros()
+                .toPlainString());
+    }
+
+    /**
+     * Fixes the x axis to epochs 1…{@code epochs} before any point is drawn, as the notebook's {@code Animator}
+     * does with {@code xlim=[1, num_epochs]}, labelled at whole epochs only.
+     */
+    public static void epochAxis(XYChart chart, int epochs) {
+        // one epoch would make an empty range: centre its single point instead
+        double pad = epochs == 1 ? 0.5 : 0;
+        chart.getStyler().setXAxisMin(1 - pad);
+        chart.getStyler().setXAxisMax(epochs + pad);
+        chart.setCustomXAxisTickLabelsFormatter(x -> x == Math.rint(x) ? Long.toString(Math.round(x)) : "");
+    }
+
+    /**
+     * Gives the curves on {@link Curve.YAxis#RIGHT} an axis on the right, titled {@code title}, from 0 to
+     * {@code max}, or to their largest value when {@code max} is NaN.
+     */
+    public static void rightAxis(XYChart chart, String title, double max) {
+        chart.setYAxisGroupTitle(RIGHT, title);
+        chart.getStyler().setYAxisGroupPosition(RIGHT, Styler.YAxisPosition.Right);
+        chart.getStyler().setYAxisMin(RIGHT, 0.0);
+        chart.getStyler().setYAxisMax(RIGHT, Double.isNaN(max) ? null : max);
+    }
+
     private static void addTo(XYChart chart, Curve curve) {
         XYSeries series = chart.addSeries(curve.label(), curve.xs(), curve.ys());
+        series.setYAxisGroup(curve.axis() == Curve.YAxis.RIGHT ? RIGHT : 0);
         series.setMarker(SeriesMarkers.CIRCLE);
         series.setLineStyle(new BasicStroke(2.5f));
     }
