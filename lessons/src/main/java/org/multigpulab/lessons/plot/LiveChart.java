@@ -16,6 +16,7 @@ import javax.swing.JFrame;
 import javax.swing.SwingUtilities;
 import org.knowm.xchart.XChartPanel;
 import org.knowm.xchart.XYChart;
+import org.multigpulab.lessons.errors.UserError;
 
 /**
  * The notebook's {@code Animator}: a chart redrawn as points arrive, in a window when a display is present,
@@ -91,9 +92,9 @@ public final class LiveChart {
                 return f;
             });
         } catch (AWTError | HeadlessException e) {
-            // DISPLAY names a display that cannot be reached: the files still hold the chart
-            System.err.println("note: no chart window (" + e.getMessage() + "); the chart is saved in " + dir);
-            return null;
+            // Java cannot draw at all once its display failed, not even the files: say what to change
+            throw new UserError("cannot open the chart window on DISPLAY=" + System.getenv("DISPLAY") + " ("
+                    + e.getMessage() + "); unset DISPLAY to train without a window");
         }
     }
 

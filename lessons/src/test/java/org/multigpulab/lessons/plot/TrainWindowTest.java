@@ -64,7 +64,7 @@ class TrainWindowTest {
 
     private record Run(int exit, String output) {}
 
-    /** {@link TrainWindowShot} on {@code display}: 3 epochs of the MLP on a slice of Fashion-MNIST. */
+    /** {@link TrainWindowShot} on {@code display}: 3 epochs of the MLP on 512 images of Fashion-MNIST. */
     private Run showTrain(String display, Path shot, Path data) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -83,7 +83,7 @@ class TrainWindowTest {
                 "3",
                 "--no-shuffle",
                 "--train-samples",
-                "1024",
+                "512",
                 "--test-samples",
                 "256",
                 "--data",
