@@ -29,6 +29,22 @@ public interface Timeline {
     /** Bytes that crossed each directed link between two devices, busiest first. */
     List<LinkTraffic> links();
 
+    /**
+     * The host sums {@code bytes} it holds with the same bytes of {@code nodes − 1} other nodes, each a process
+     * driving devices like these, over the network between the nodes, and waits for the sum: the middle step of a
+     * hierarchical allreduce (within each node, across the nodes, within each node again). A timeline without a
+     * network model leaves its time as it is.
+     */
+    default void allReduceAcrossNodes(long bytes, int nodes) {}
+
+    /**
+     * How many nodes the modelled system has, this timeline's devices being one of them: 1 until
+     * {@link #allReduceAcrossNodes} said otherwise.
+     */
+    default int nodes() {
+        return 1;
+    }
+
     /** The recorded events, in the order they were issued; empty unless recording was asked for. */
     List<TraceEvent> trace();
 

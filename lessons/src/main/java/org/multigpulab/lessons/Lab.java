@@ -32,6 +32,7 @@ import picocli.CommandLine.Command;
             BenchCommand.class,
             CompareCommand.class,
             CollectivesCommand.class,
+            SimulateCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Lab implements Runnable {

@@ -20,7 +20,9 @@ import org.multigpulab.device.DeviceRequest;
  * run one after another on the physical device, while a cost model times them as the GPUs of a profile
  * (option {@code profile}, default {@code t4}) on an interconnect (option {@code topology}, default the
  * profile's own) would take. Option {@code memory-mb} overrides the profile's capacity; {@code trace=on}
- * records every kernel and copy for a trace file.
+ * records every kernel and copy for a trace file; {@code nic} is the network card between nodes when the GPUs
+ * are one node of several (default the DGX's for the profile); {@code compute=off} opens time-only GPUs, which
+ * hold no data and compute nothing, while every call still advances their simulated time as it would.
  */
 public final class SimBackend implements Backend {
 
@@ -30,7 +32,9 @@ public final class SimBackend implements Backend {
     static final String PROFILE = "profile";
     static final String TOPOLOGY = "topology";
     static final String TRACE = "trace";
-    private static final Set<String> OPTIONS = Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE);
+    static final String NIC = "nic";
+    static final String COMPUTE = "compute";
+    private static final Set<String> OPTIONS = Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE, NIC, COMPUTE);
     private static final String DEFAULT_PROFILE = "t4";
 
     @Override
@@ -76,7 +80,18 @@ public final class SimBackend implements Backend {
         Topology link = topologyName.equalsIgnoreCase(Topology.HOST) ? null : Topology.named(topologyName);
         String memory = request.option(MEMORY_MB, null);
         Long capacity = memory == null ? null : memoryBytes(memory);
-        boolean trace = onOff(request.option(TRACE, "off"));
+        boolean trace = onOff(TRACE, request.option(TRACE, "off"));
+        boolean compute = onOff(COMPUTE, request.option(COMPUTE, "on"));
+        if (!compute) {
+            if (gpu == null || link == null) {
+                throw new DeviceException("time-only GPUs (compute=off) cannot be timed as the host, which is measured"
+                        + " by computing; choose a GPU profile and topology: " + DeviceProfile.names());
+            }
+            List<DeviceProfile> profiles = capacity == null
+                    ? perDevice
+                    : perDevice.stream().map(p -> p.withMemory(capacity)).toList();
+            return List.copyOf(new SimCluster(null, profiles, link, nic(request, gpu), trace).devices());
+        }
         Device physical = Backends.open(physicalName, DeviceRequest.of(1)).getFirst();
         try {
             HostCalibration host = gpu == null || link == null ? HostCalibration.measure(physical) : null;
@@ -88,7 +103,8 @@ public final class SimBackend implements Backend {
                 profiles = profiles.stream().map(p -> p.withMemory(capacity)).toList();
             }
             Topology topology = link != null ? link : host.topology();
-            return List.copyOf(new SimCluster(physical, profiles, topology, trace).devices());
+            return List.copyOf(
+                    new SimCluster(physical, profiles, topology, nic(request, profiles.getFirst()), trace).devices());
         } catch (RuntimeException e) {
             physical.close();
             throw e;
@@ -114,11 +130,16 @@ public final class SimBackend implements Backend {
         return names.stream().map(n -> DeviceProfile.named(n.strip())).toList();
     }
 
-    private static boolean onOff(String value) {
+    private static Nic nic(DeviceRequest request, DeviceProfile gpu) {
+        String name = request.option(NIC, null);
+        return name == null ? Nic.defaultFor(gpu) : Nic.named(name);
+    }
+
+    private static boolean onOff(String option, String value) {
         return switch (value) {
             case "on" -> true;
             case "off" -> false;
-            default -> throw new DeviceException("sim option trace must be on or off, not '" + value + "'");
+            default -> throw new DeviceException("sim option " + option + " must be on or off, not '" + value + "'");
         };
     }
 

@@ -4,8 +4,9 @@ import org.multigpulab.device.Buffer;
 import org.multigpulab.device.BufferBase;
 
 /**
- * A buffer of one logical GPU, held in the memory of the physical device underneath. Views share the
- * {@link Hazards} of the allocation they were cut from and know where in it they start.
+ * A buffer of one logical GPU, held in the memory of the physical device underneath, or nowhere in time-only
+ * mode ({@code physical} null). Views share the {@link Hazards} of the allocation they were cut from and know
+ * where in it they start.
  */
 final class SimBuffer extends BufferBase {
 
@@ -14,8 +15,8 @@ final class SimBuffer extends BufferBase {
     private final Hazards hazards;
     private final int offset;
 
-    SimBuffer(SimDevice device, Buffer physical, boolean owner, Hazards hazards, int offset) {
-        super(device, physical.length(), owner);
+    SimBuffer(SimDevice device, Buffer physical, int length, boolean owner, Hazards hazards, int offset) {
+        super(device, length, owner);
         this.device = device;
         this.physical = physical;
         this.hazards = hazards;
@@ -40,12 +41,15 @@ final class SimBuffer extends BufferBase {
 
     @Override
     protected Buffer view(int from, int count) {
-        return new SimBuffer(device, physical.slice(from, count), false, hazards, offset + from);
+        return new SimBuffer(
+                device, physical == null ? null : physical.slice(from, count), count, false, hazards, offset + from);
     }
 
     @Override
     protected void free() {
-        physical.close();
+        if (physical != null) {
+            physical.close();
+        }
         device.freed(this);
     }
 }

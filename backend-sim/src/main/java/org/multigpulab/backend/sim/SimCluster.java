@@ -6,7 +6,8 @@ import org.multigpulab.device.Device;
 
 /**
  * The logical GPUs opened together over one physical device, and the timeline they share. The physical device
- * is closed when the last logical GPU is.
+ * is closed when the last logical GPU is. In time-only mode there is no physical device ({@link #physical()} is
+ * null): the GPUs hold no data and compute nothing, and only their simulated time advances.
  */
 final class SimCluster {
 
@@ -15,10 +16,10 @@ final class SimCluster {
     private final List<SimDevice> devices = new ArrayList<>();
     private int open;
 
-    /** {@code profiles.size()} logical GPUs, device i timed as {@code profiles.get(i)}. */
-    SimCluster(Device physical, List<DeviceProfile> profiles, Topology topology, boolean trace) {
+    /** {@code profiles.size()} logical GPUs, device i timed as {@code profiles.get(i)}; no physical device: time only. */
+    SimCluster(Device physical, List<DeviceProfile> profiles, Topology topology, Nic nic, boolean trace) {
         this.physical = physical;
-        this.timeline = new SimTimeline(this, profiles, topology, trace);
+        this.timeline = new SimTimeline(this, profiles, topology, nic, trace);
         for (int i = 0; i < profiles.size(); i++) {
             devices.add(new SimDevice(this, i, profiles.get(i).memoryBytes()));
         }
@@ -42,7 +43,7 @@ final class SimCluster {
     }
 
     void closed(SimDevice device) {
-        if (--open == 0) {
+        if (--open == 0 && physical != null) {
             physical.close();
         }
     }

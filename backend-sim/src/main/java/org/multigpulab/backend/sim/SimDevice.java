@@ -6,6 +6,7 @@ import java.util.Optional;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.BufferBase;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceId;
 import org.multigpulab.device.DeviceInfo;
 import org.multigpulab.device.DeviceStats;
@@ -36,13 +37,16 @@ final class SimDevice implements Device {
         DeviceId id = DeviceId.of(SimBackend.NAME, index);
         this.info = new DeviceInfo(
                 id,
-                "logical " + cluster.timeline().deviceProfile(index).displayName() + " on "
-                        + cluster.physical().id(),
+                "logical " + cluster.timeline().deviceProfile(index).displayName()
+                        + (cluster.physical() == null
+                                ? ", time only"
+                                : " on " + cluster.physical().id()),
                 capacityBytes);
-        this.kernels = new InstrumentedKernels(
-                this, new SimKernels(cluster.physical().kernels(), cluster.timeline(), index, false), stats);
-        this.commKernels = new InstrumentedKernels(
-                this, new SimKernels(cluster.physical().kernels(), cluster.timeline(), index, true), stats);
+        Kernels physical =
+                cluster.physical() == null ? null : cluster.physical().kernels();
+        this.kernels = new InstrumentedKernels(this, new SimKernels(physical, cluster.timeline(), index, false), stats);
+        this.commKernels =
+                new InstrumentedKernels(this, new SimKernels(physical, cluster.timeline(), index, true), stats);
     }
 
     @Override
@@ -59,9 +63,9 @@ final class SimDevice implements Device {
     public Buffer allocate(int length) {
         long bytes = (long) length * Float.BYTES;
         stats.checkFits(info, bytes);
-        Buffer physical = cluster.physical().allocate(length);
+        Buffer physical = cluster.physical() == null ? null : cluster.physical().allocate(length);
         stats.allocated(bytes);
-        return new SimBuffer(this, physical, true, new Hazards(), 0);
+        return new SimBuffer(this, physical, length, true, new Hazards(), 0);
     }
 
     void freed(SimBuffer buffer) {
@@ -75,7 +79,9 @@ final class SimDevice implements Device {
     @Override
     public void upload(float[] src, int srcOffset, Buffer dst) {
         SimBuffer d = own(dst, "the upload target");
-        cluster.physical().upload(src, srcOffset, d.physical);
+        if (d.physical != null) {
+            cluster.physical().upload(src, srcOffset, d.physical);
+        }
         long bytes = (long) d.length() * Float.BYTES;
         stats.uploaded(bytes);
         cluster.timeline().upload(index, bytes, d);
@@ -84,7 +90,9 @@ final class SimDevice implements Device {
     @Override
     public void download(Buffer src, float[] dst, int dstOffset) {
         SimBuffer s = own(src, "the download source");
-        cluster.physical().download(s.physical, dst, dstOffset);
+        if (s.physical != null) {
+            cluster.physical().download(s.physical, dst, dstOffset);
+        }
         long bytes = (long) s.length() * Float.BYTES;
         stats.downloaded(bytes);
         cluster.timeline().download(index, bytes, s);
@@ -96,11 +104,17 @@ final class SimDevice implements Device {
         BufferBase.checkSameLength(src, dst);
         long bytes = (long) d.length() * Float.BYTES;
         if (src instanceof SimBuffer s && s.device() instanceof SimDevice sender && sender.cluster == cluster) {
-            cluster.physical().copyFromPeer(s.physical, d.physical);
+            if (d.physical != null) {
+                cluster.physical().copyFromPeer(s.physical, d.physical);
+            }
             sender.stats.sentToPeer(bytes);
             cluster.timeline().peerCopy(sender.index, index, bytes, s, d);
         } else {
             // a device outside this cluster: its data comes through the host
+            if (d.physical == null) {
+                throw new DeviceException("a time-only " + id() + " cannot take data from "
+                        + src.device().id());
+            }
             cluster.physical().copyFromPeer(src instanceof SimBuffer s ? s.physical : src, d.physical);
             cluster.timeline().upload(index, bytes, d);
         }
@@ -119,7 +133,9 @@ final class SimDevice implements Device {
 
     @Override
     public void synchronize() {
-        cluster.physical().synchronize();
+        if (cluster.physical() != null) {
+            cluster.physical().synchronize();
+        }
         cluster.timeline().synchronize(index);
     }
 

@@ -7,7 +7,7 @@ import org.multigpulab.device.Kernels;
 /**
  * A logical GPU's kernels: each call is charged to the timeline (after the buffers it reads are written and the
  * ones it writes are free, as its {@link KernelOp} says) and runs on the physical device with the buffers
- * underneath. The {@code InstrumentedKernels} in front has already checked that every buffer belongs to this
+ * underneath; in time-only mode ({@code physical} null) it is only charged. The {@code InstrumentedKernels} in front has already checked that every buffer belongs to this
  * logical GPU.
  */
 final class SimKernels extends KernelOp.Wrapper {
@@ -28,7 +28,9 @@ final class SimKernels extends KernelOp.Wrapper {
     @Override
     protected void call(KernelOp.Call call) {
         timeline.kernel(device, comm, call);
-        call.launch(physical, SimKernels::underneath);
+        if (physical != null) {
+            call.launch(physical, SimKernels::underneath);
+        }
     }
 
     private static Buffer underneath(Buffer b) {

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import org.multigpulab.device.CollectiveCostModel.Collective;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.Timeline;
@@ -26,6 +27,10 @@ import org.multigpulab.device.Timeline;
  *   lets communication overlap computation.</li>
  *   <li>Every buffer remembers when its last write and its last read end, so that no kernel or copy reads data
  *   before it is written or overwrites data still being read.</li>
+ *   <li>When these GPUs are one node of several, each node a process that sums its gradients first over its own
+ *   GPUs and then, from the host, over the nodes (as {@code train --dist mpi} does), the host waits for the
+ *   sum across the nodes as long as NCCL's model ({@link NcclSystem}) gives an allreduce over one GPU and one
+ *   network card per node.</li>
  * </ul>
  * Not modelled: the PCIe root complex's own limit, contention of copies for SMs, clock boost.
  */
@@ -34,7 +39,9 @@ final class SimTimeline implements Timeline {
     private final SimCluster cluster;
     private final List<DeviceProfile> profiles;
     private final Topology topology;
+    private final Nic nic;
     private final boolean recording;
+    private int nodes = 1;
     private final int count;
     private double host;
     private final double[] compute;
@@ -50,11 +57,12 @@ final class SimTimeline implements Timeline {
     private final List<TraceEvent> trace = new ArrayList<>();
 
     /** The timeline of {@code profiles.size()} logical GPUs, device i charged at {@code profiles.get(i)}'s rates. */
-    SimTimeline(SimCluster cluster, List<DeviceProfile> profiles, Topology topology, boolean recording) {
+    SimTimeline(SimCluster cluster, List<DeviceProfile> profiles, Topology topology, Nic nic, boolean recording) {
         this.cluster = cluster;
         this.count = profiles.size();
         this.profiles = List.copyOf(profiles);
         this.topology = topology;
+        this.nic = nic;
         this.recording = recording;
         compute = new double[count];
         peerIn = new double[count];
@@ -162,6 +170,23 @@ final class SimTimeline implements Timeline {
         host = max(host, compute[d], comm[d], peerIn[d], peerOut[d], hostIn[d], hostOut[d]);
     }
 
+    @Override
+    public void allReduceAcrossNodes(long bytes, int nodes) {
+        this.nodes = nodes;
+        double seconds = new NcclSystem(profiles.getFirst(), topology, nic, nodes, 1, 1)
+                .estimate(Collective.ALL_REDUCE, bytes, "auto")
+                .seconds();
+        double start = host;
+        host += seconds;
+        event(0, "net", "allreduce across " + nodes + " nodes " + megabytes(bytes), "network", start, seconds);
+        cluster.device(0).spanned(start, host);
+    }
+
+    @Override
+    public int nodes() {
+        return nodes;
+    }
+
     /** A named range of device {@code d}'s work, from its first start to its last end. */
     void range(int d, String name, double start, double end) {
         event(d, "steps", name, "range", start, end - start);
@@ -192,12 +217,11 @@ final class SimTimeline implements Timeline {
 
     @Override
     public String description() {
-        if (profiles.stream().distinct().count() == 1) {
-            return count + "× " + profiles.getFirst().displayName() + " over " + topology.displayName();
-        }
-        return String.join(
-                        " + ", profiles.stream().map(DeviceProfile::displayName).toList()) + " over "
-                + topology.displayName();
+        String gpus = profiles.stream().distinct().count() == 1
+                ? count + "× " + profiles.getFirst().displayName()
+                : String.join(" + ", profiles.stream().map(DeviceProfile::displayName).toList());
+        String node = gpus + " over " + topology.displayName();
+        return nodes == 1 ? node : nodes + " nodes of " + node + ", " + nic.displayName() + " between them";
     }
 
     /** The profile's name, or one per device separated by commas when they differ ({@code t4,v100}). */

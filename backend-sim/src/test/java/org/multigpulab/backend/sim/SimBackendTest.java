@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,7 @@ import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceId;
 import org.multigpulab.device.DeviceRequest;
 import org.multigpulab.device.OutOfDeviceMemoryException;
+import org.multigpulab.device.Timeline;
 
 class SimBackendTest {
 
@@ -35,6 +37,32 @@ class SimBackendTest {
         DeviceException e = assertThrows(
                 DeviceException.class, () -> devices.get(0).kernels().reluForward(onOne, onZero, 2));
         assertTrue(e.getMessage().contains("sim:1") && e.getMessage().contains("sim:0"), e.getMessage());
+    }
+
+    @Test
+    void timeOnlyGpusComputeNothingButKeepTimeAndCapacity() {
+        List<Device> timeOnly = Backends.open("sim", new DeviceRequest(2, Map.of("compute", "off", "memory-mb", "1")));
+        List<Device> computing = Backends.open("sim", new DeviceRequest(2, Map.of("memory-mb", "1")));
+        List<float[]> results = new ArrayList<>();
+        for (List<Device> devices : List.of(timeOnly, computing)) {
+            Buffer src = devices.get(0).upload(new float[] {1, 2, 3});
+            Buffer dst = devices.get(1).allocate(3);
+            devices.get(0).kernels().fill(9f, src, 3);
+            devices.get(1).copyFromPeer(src, dst);
+            devices.get(1).kernels().scale(2f, dst, 3);
+            results.add(devices.get(1).download(dst));
+        }
+        assertArrayEquals(new float[] {0, 0, 0}, results.get(0), "a time-only GPU holds no data");
+        assertArrayEquals(new float[] {18, 18, 18}, results.get(1));
+        Timeline t = timeOnly.getFirst().timeline().orElseThrow();
+        Timeline c = computing.getFirst().timeline().orElseThrow();
+        assertEquals(c.now(), t.now(), 0.0, "the same simulated time");
+        assertTrue(timeOnly.get(0).info().description().contains("time only"));
+        assertThrows(OutOfDeviceMemoryException.class, () -> timeOnly.get(0).allocate(300_000));
+        DeviceException host = assertThrows(
+                DeviceException.class,
+                () -> Backends.open("sim", new DeviceRequest(1, Map.of("compute", "off", "profile", "host"))));
+        assertTrue(host.getMessage().contains("time-only"), host.getMessage());
     }
 
     @Test

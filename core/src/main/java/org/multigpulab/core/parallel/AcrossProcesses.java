@@ -34,6 +34,8 @@ final class AcrossProcesses {
                 host = new float[first.gradients().length()];
             }
             first.device().download(first.gradients().slice(offset, length), host, offset);
+            // on simulated GPUs the network's time, each process a node
+            first.device().timeline().ifPresent(t -> t.allReduceAcrossNodes((long) length * Float.BYTES, group.size()));
             group.allReduce(host, offset, length);
             for (Replica replica : replicas) {
                 replica.device().upload(host, offset, replica.gradients().slice(offset, length));

@@ -12,12 +12,12 @@ import org.multigpulab.device.Timeline;
 /**
  * Simulated time as a Chrome trace-event file, which Perfetto (ui.perfetto.dev) and chrome://tracing open:
  * one process per logical GPU, with lanes for named steps, kernels of the compute stream, kernels of the
- * communication stream (the additions of collectives), copies sent and copies received. Times
- * are microseconds of simulated time.
+ * communication stream (the additions of collectives), copies sent and copies received, and the network
+ * between nodes (the host's allreduce across them). Times are microseconds of simulated time.
  */
 public final class ChromeTrace {
 
-    private static final List<String> LANES = List.of("steps", "compute", "comm", "send", "recv");
+    private static final List<String> LANES = List.of("steps", "compute", "comm", "send", "recv", "net");
 
     private ChromeTrace() {}
 

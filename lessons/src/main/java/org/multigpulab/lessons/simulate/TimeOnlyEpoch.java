@@ -1,0 +1,193 @@
+package org.multigpulab.lessons.simulate;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.multigpulab.core.data.Dataset;
+import org.multigpulab.core.data.FashionMnist;
+import org.multigpulab.core.dist.ProcessGroup;
+import org.multigpulab.core.model.Model;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.train.DataParallelTrainer;
+import org.multigpulab.core.train.TrainConfig;
+import org.multigpulab.core.train.TrainResult;
+import org.multigpulab.core.train.TrainingListener;
+import org.multigpulab.device.Backends;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.Timeline;
+import org.multigpulab.lessons.errors.UserError;
+import org.multigpulab.lessons.files.ChromeTrace;
+
+/**
+ * One epoch of the notebook's data-parallel training, timed on simulated GPUs that compute nothing (the {@code sim}
+ * backend's {@code compute=off}): the trainer issues every step's kernels, copies and collectives exactly as in a
+ * real run, each costed from the FLOPs and bytes its {@code KernelOp} computes from the shapes, so the simulated
+ * time is the full run's, to the bit, in a fraction of its wall time.
+ *
+ * <p>With several nodes, one node's GPUs are simulated, and the trainer sums their gradients across the nodes as
+ * {@code train --dist mpi} sums them across processes (within the node, from the host across the nodes, within
+ * the node again), the network's time from NCCL's model. The node simulated is the first, which holds the
+ * largest shards (the batch is split as {@code torch.chunk} splits it, larger parts first), so the others are
+ * ready for the allreduce across the nodes no later than it is.
+ */
+public final class TimeOnlyEpoch {
+
+    /**
+     * What to simulate: {@code gpus} in all over {@code nodes} nodes of GPUs of {@code profile} joined by
+     * {@code topology} (null: the profile's) and between nodes by network cards {@code nic} (null: the DGX's);
+     * training {@code model} on {@code trainSamples} images in global batches of {@code batchSize}, gradients summed
+     * with {@code allReduce}, in buckets of {@code bucketBytes} (0: every parameter after the backward pass).
+     */
+    public record Setup(
+            int gpus,
+            int nodes,
+            String profile,
+            String topology,
+            String nic,
+            Model model,
+            int batchSize,
+            int trainSamples,
+            AllReduceAlgorithm allReduce,
+            long bucketBytes) {
+
+        public Setup {
+            if (gpus < 1 || nodes < 1 || gpus % nodes != 0) {
+                throw new UserError(gpus + " GPUs do not split evenly over " + nodes
+                        + " nodes; choose --gpus a multiple of --nodes (both 1 or more)");
+            }
+            if (batchSize < gpus) {
+                throw new UserError("a global batch of " + batchSize + " cannot be split over " + gpus
+                        + " GPUs; use --batch-size " + gpus + " or more, or --batch-per-gpu");
+            }
+        }
+
+        public int gpusPerNode() {
+            return gpus / nodes;
+        }
+    }
+
+    /**
+     * The epoch's simulated seconds and steps, the system as the model describes it, and for each GPU of the
+     * simulated node how the epoch's time went: computing, on its links, idle.
+     */
+    public record Result(String description, int steps, double secPerEpoch, List<GpuShare> gpus) {}
+
+    /** One GPU's share of the epoch, in simulated seconds. */
+    public record GpuShare(String device, double computeSec, double commSec, double idleSec) {}
+
+    private TimeOnlyEpoch() {}
+
+    /** Simulates one epoch of {@code setup}; with {@code trace} not null, writes its Chrome trace there. */
+    public static Result run(Setup setup, Path trace) {
+        Map<String, String> options = new HashMap<>();
+        options.put("compute", "off");
+        options.put("profile", setup.profile());
+        if (setup.topology() != null) {
+            options.put("topology", setup.topology());
+        }
+        if (setup.nic() != null) {
+            options.put("nic", setup.nic());
+        }
+        if (trace != null) {
+            options.put("trace", "on");
+        }
+        List<Device> devices = Backends.open("sim", new DeviceRequest(setup.gpusPerNode(), options));
+        TrainConfig config = new TrainConfig(1, setup.batchSize(), 0.2f, 1, false, false)
+                .withAllReduce(setup.allReduce())
+                .withBucketBytes(setup.bucketBytes())
+                .withProcessGroup(setup.nodes() == 1 ? ProcessGroup.SINGLE : new FirstNode(setup.nodes()));
+        try (DataParallelTrainer trainer =
+                new DataParallelTrainer(devices, setup.model(), setup.model().initParams(1), config)) {
+            Timeline timeline = trainer.timeline().orElseThrow();
+            EpochShares shares = new EpochShares(timeline);
+            TrainResult result = trainer.train(blank(setup.trainSamples()), shares);
+            if (trace != null) {
+                ChromeTrace.write(trace, timeline);
+            }
+            return new Result(timeline.description(), shares.steps, result.simulatedSecPerEpoch(), shares.gpus());
+        } finally {
+            devices.forEach(Device::close);
+        }
+    }
+
+    /**
+     * Images of the right size whose values do not matter, as nothing is computed; the test set, which the trainer
+     * evaluates after the timed epoch, is one image.
+     */
+    private static FashionMnist.Splits blank(int trainSamples) {
+        int pixels = Model.IMAGE_SIZE * Model.IMAGE_SIZE;
+        return new FashionMnist.Splits(
+                new Dataset("blank", new byte[trainSamples * pixels], new byte[trainSamples], trainSamples, 28, 28),
+                new Dataset("blank", new byte[pixels], new byte[1], 1, 28, 28));
+    }
+
+    /** Each GPU's time from the epoch's start to its last step. */
+    private static final class EpochShares implements TrainingListener {
+        private final Timeline timeline;
+        private List<Timeline.DeviceTime> start;
+        private List<Timeline.DeviceTime> end;
+        private int steps;
+
+        EpochShares(Timeline timeline) {
+            this.timeline = timeline;
+        }
+
+        @Override
+        public void onStart(Start s) {
+            start = timeline.devices();
+        }
+
+        @Override
+        public void onBatch(BatchDone batch) {
+            steps = batch.batchesPerEpoch();
+            if (batch.batch() == batch.batchesPerEpoch()) {
+                end = timeline.devices();
+            }
+        }
+
+        List<GpuShare> gpus() {
+            return java.util.stream.IntStream.range(0, start.size())
+                    .mapToObj(d -> new GpuShare(
+                            start.get(d).device().toString(),
+                            end.get(d).computeSec() - start.get(d).computeSec(),
+                            end.get(d).commSec() - start.get(d).commSec(),
+                            end.get(d).idleSec() - start.get(d).idleSec()))
+                    .toList();
+        }
+    }
+
+    /**
+     * Rank 0 of {@code size} nodes, the others not there: its collectives leave the data as it is (nothing is
+     * computed), and the network's time comes from the devices' timeline.
+     */
+    private record FirstNode(int size) implements ProcessGroup {
+        @Override
+        public int rank() {
+            return 0;
+        }
+
+        @Override
+        public String description() {
+            return size + " simulated nodes";
+        }
+
+        @Override
+        public void allReduce(float[] data, int offset, int length) {}
+
+        @Override
+        public void allReduce(double[] data) {}
+
+        @Override
+        public void broadcast(float[] data, int root) {}
+
+        @Override
+        public void abort(String why, int exitCode) {
+            throw new IllegalStateException(why);
+        }
+
+        @Override
+        public void close() {}
+    }
+}

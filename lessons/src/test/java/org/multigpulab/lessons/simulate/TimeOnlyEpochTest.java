@@ -1,0 +1,136 @@
+package org.multigpulab.lessons.simulate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.multigpulab.core.Synthetic;
+import org.multigpulab.core.dist.ProcessGroup;
+import org.multigpulab.core.model.Model;
+import org.multigpulab.core.model.ParameterSpec;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.train.DataParallelTrainer;
+import org.multigpulab.core.train.TrainConfig;
+import org.multigpulab.core.train.TrainingListener;
+import org.multigpulab.device.Backends;
+import org.multigpulab.device.CollectiveCostModel;
+import org.multigpulab.device.CollectiveCostModel.Collective;
+import org.multigpulab.device.CollectiveCostModel.SystemSpec;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceRequest;
+
+/** A time-only epoch takes the simulated time of the same epoch computed for real, to the bit. */
+class TimeOnlyEpochTest {
+
+    private static final int IMAGES = 512;
+    private static final int BATCH = 256;
+
+    /** One computed epoch of {@code IMAGES} synthetic images on {@code gpus} t4s, in {@code group}: its sim sec. */
+    private static double computed(int gpus, AllReduceAlgorithm algorithm, long bucketBytes, ProcessGroup group) {
+        List<Device> devices = Backends.open("sim", new DeviceRequest(gpus, Map.of("profile", "t4")));
+        Model lenet = Model.named("lenet");
+        TrainConfig config = new TrainConfig(1, BATCH, 0.2f, 1, true, false)
+                .withAllReduce(algorithm)
+                .withBucketBytes(bucketBytes)
+                .withProcessGroup(group);
+        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, lenet, lenet.initParams(7), config)) {
+            return trainer.train(Synthetic.splits(IMAGES, 16), new TrainingListener() {})
+                    .simulatedSecPerEpoch();
+        } finally {
+            devices.forEach(Device::close);
+        }
+    }
+
+    private static TimeOnlyEpoch.Setup setup(int gpus, int nodes, AllReduceAlgorithm algorithm, long bucketBytes) {
+        return new TimeOnlyEpoch.Setup(
+                gpus, nodes, "t4", null, null, Model.named("lenet"), BATCH, IMAGES, algorithm, bucketBytes);
+    }
+
+    @ParameterizedTest(name = "{0} GPUs, {1}, buckets of {2} bytes")
+    @CsvSource({"1, naive, 0", "3, naive, 0", "4, ring, 100000", "8, tree, 0"})
+    void oneNodeAgreesWithAComputedRun(int gpus, String algorithm, long bucketBytes) {
+        AllReduceAlgorithm algo = AllReduceAlgorithm.named(algorithm);
+        double real = computed(gpus, algo, bucketBytes, ProcessGroup.SINGLE);
+        TimeOnlyEpoch.Result timeOnly = TimeOnlyEpoch.run(setup(gpus, 1, algo, bucketBytes), null);
+        assertEquals(real, timeOnly.secPerEpoch(), 0.0, "time-only against computed, sec/epoch");
+        assertEquals(2, timeOnly.steps());
+        for (TimeOnlyEpoch.GpuShare g : timeOnly.gpus()) {
+            assertTrue(g.computeSec() > 0 && g.idleSec() >= 0 && g.idleSec() < timeOnly.secPerEpoch(), g.toString());
+        }
+    }
+
+    @Test
+    void nodesAgreeWithAComputedRankZeroAndChargeTheNetworkAsNcclsModel(@TempDir Path dir) throws Exception {
+        int nodes = 3, perNode = 2;
+        AllReduceAlgorithm naive = AllReduceAlgorithm.NAIVE;
+        double real = computed(perNode, naive, 0, new RankZeroOf(nodes));
+        Path trace = dir.resolve("trace.json");
+        TimeOnlyEpoch.Result timeOnly = TimeOnlyEpoch.run(setup(nodes * perNode, nodes, naive, 0), trace);
+        assertEquals(real, timeOnly.secPerEpoch(), 0.0, "time-only against computed rank 0 of 3, sec/epoch");
+        assertTrue(timeOnly.description().startsWith("3 nodes of 2× T4"), timeOnly.description());
+
+        // each step, LeNet's gradients cross the nodes once, for as long as NCCL's model gives
+        long gradientBytes = Model.named("lenet").parameters().stream()
+                        .mapToLong(ParameterSpec::size)
+                        .sum()
+                * Float.BYTES;
+        double network = CollectiveCostModel.find()
+                .system(new SystemSpec(nodes, nodes, "t4", null, null, 1))
+                .estimate(Collective.ALL_REDUCE, gradientBytes, "auto")
+                .seconds();
+        List<Double> crossings = new ArrayList<>();
+        for (JsonElement e : JsonParser.parseString(Files.readString(trace))
+                .getAsJsonObject()
+                .getAsJsonArray("traceEvents")) {
+            JsonObject event = e.getAsJsonObject();
+            if (event.has("cat") && event.get("cat").getAsString().equals("network")) {
+                crossings.add(event.get("dur").getAsDouble() / 1e6);
+            }
+        }
+        assertEquals(timeOnly.steps(), crossings.size(), "network events in the trace");
+        for (double seconds : crossings) {
+            assertEquals(network, seconds, network * 1e-9, "one crossing of " + gradientBytes + " bytes");
+        }
+    }
+
+    /** Rank 0 of {@code size} processes that are not there: sums leave the data as it is. */
+    private record RankZeroOf(int size) implements ProcessGroup {
+        @Override
+        public int rank() {
+            return 0;
+        }
+
+        @Override
+        public String description() {
+            return "rank 0 of " + size;
+        }
+
+        @Override
+        public void allReduce(float[] data, int offset, int length) {}
+
+        @Override
+        public void allReduce(double[] data) {}
+
+        @Override
+        public void broadcast(float[] data, int root) {}
+
+        @Override
+        public void abort(String why, int exitCode) {
+            throw new AssertionError(why);
+        }
+
+        @Override
+        public void close() {}
+    }
+}
