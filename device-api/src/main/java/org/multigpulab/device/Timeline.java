@@ -45,6 +45,23 @@ public interface Timeline {
         return 1;
     }
 
+    /**
+     * The seconds the host program's own code (not its launches) has taken so far: Python, PyTorch's dispatcher,
+     * autograd, when a model of them was asked for; else 0.
+     */
+    default double hostProgramSec() {
+        return 0;
+    }
+
+    /**
+     * An epoch of {@code images} that took the devices {@code epochSec}, the host program's code
+     * {@code hostProgramSec} of it, with the program's data loading added as its model says (its worker processes
+     * share the processor with the host thread); {@code epochSec} without a model of the host program.
+     */
+    default double epochWithHostProgram(double epochSec, double hostProgramSec, int images) {
+        return epochSec;
+    }
+
     /** The recorded events, in the order they were issued; empty unless recording was asked for. */
     List<TraceEvent> trace();
 

@@ -100,6 +100,12 @@ final class SimulateCommand implements Callable<Integer> {
             description = "Images per epoch. Default: ${DEFAULT-VALUE}, Fashion-MNIST's training set.")
     int trainSamples;
 
+    @Option(
+            names = "--pytorch-host",
+            description = "Charge the host the notebook's own program: Python, PyTorch's dispatcher and autograd, its"
+                    + " DataLoader (measured by scripts/pytorch-host.py).")
+    boolean pytorchHost;
+
     @Option(names = "--trace", paramLabel = "FILE", description = "The epoch as a Chrome trace (ui.perfetto.dev).")
     Path trace;
 
@@ -129,7 +135,8 @@ final class SimulateCommand implements Callable<Integer> {
                 batchSize,
                 trainSamples,
                 AllReduceAlgorithm.named(allreduce),
-                bucketMb == null ? 0 : Math.round(bucketMb * 1e6));
+                bucketMb == null ? 0 : Math.round(bucketMb * 1e6),
+                pytorchHost);
         long start = System.nanoTime();
         TimeOnlyEpoch.Result r = TimeOnlyEpoch.run(setup, trace);
         double wall = (System.nanoTime() - start) / 1e9;
@@ -165,6 +172,14 @@ final class SimulateCommand implements Callable<Integer> {
                 "simulated: %s sec/epoch (this took %.1f s, nothing computed)%n",
                 TrainResult.seconds(r.secPerEpoch()),
                 wall);
+        if (pytorchHost) {
+            out.printf(
+                    Locale.ROOT,
+                    "with the notebook's host: its Python, dispatcher and autograd %s s of it; with its DataLoader"
+                            + " %s sec/epoch%n",
+                    TrainResult.seconds(r.hostProgramSec()),
+                    TrainResult.seconds(r.withDataLoaderSec()));
+        }
         if (trace != null) {
             out.println("trace: " + trace);
         }

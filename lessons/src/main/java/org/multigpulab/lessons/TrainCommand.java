@@ -31,6 +31,7 @@ import org.multigpulab.lessons.plot.LearningCurve;
 import org.multigpulab.lessons.setup.DataSetup;
 import org.multigpulab.lessons.setup.DeviceSetup;
 import org.multigpulab.lessons.setup.PlotDir;
+import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -263,6 +264,11 @@ final class TrainCommand implements Callable<Integer> {
             if (!lead) {
                 return 0;
             }
+            TimeOnlyEpoch.Result withHost = withNotebookHost(
+                    trainer, devices, group.size(), model, splits.train().count(), allReduce);
+            if (withHost != null) {
+                out.println(notebookHostLine(withHost, result.simulatedSecPerEpoch(), devices * group.size()));
+            }
             out.println(result.summaryLine()
                     + (group.size() > 1 ? String.format(Locale.ROOT, " × %d processes", group.size()) : ""));
             if (save != null) {
@@ -292,6 +298,7 @@ final class TrainCommand implements Callable<Integer> {
                                 result,
                                 startup.seconds(),
                                 opened,
+                                withHost == null ? null : withHost.withDataLoaderSec(),
                                 dist.equals("none")
                                         ? null
                                         : new RunReport.Dist(
@@ -319,6 +326,65 @@ final class TrainCommand implements Callable<Integer> {
         }
         return 0;
     }
+
+    /**
+     * On simulated GPUs, the same epoch timed again without computing, with the host running the notebook's own
+     * program (Python, PyTorch, its DataLoader; the sim backend's {@code host-model=pytorch}); null on other
+     * devices and on the measured {@code host} profile. {@code nodes} processes are as many nodes.
+     */
+    private TimeOnlyEpoch.Result withNotebookHost(
+            DataParallelTrainer trainer,
+            int devices,
+            int nodes,
+            Model model,
+            int images,
+            AllReduceAlgorithm allReduce) {
+        if (trainer.timeline().isEmpty() || "host".equalsIgnoreCase(devicesOptions.profile)) {
+            return null;
+        }
+        return TimeOnlyEpoch.run(
+                new TimeOnlyEpoch.Setup(
+                        devices * nodes,
+                        nodes,
+                        devicesOptions.profile == null ? "t4" : devicesOptions.profile,
+                        devicesOptions.topology,
+                        null,
+                        model,
+                        batchSize,
+                        images,
+                        allReduce,
+                        bucketMb == null ? 0 : Math.round(bucketMb * 1e6),
+                        true),
+                null);
+    }
+
+    /**
+     * The notebook's host line; on one T4, with the notebook's own measurement beside it (its closing line:
+     * "test acc: 0.74, 4.4 sec/epoch on [device(type='cuda', index=0)]", a Colab T4).
+     */
+    private String notebookHostLine(TimeOnlyEpoch.Result r, double gpuOnly, int gpus) {
+        String line = String.format(
+                Locale.ROOT,
+                "with the notebook's host (its Python, PyTorch's dispatcher and autograd, %s s; its DataLoader;"
+                        + " scripts/pytorch-host.py): %s sec/epoch, GPUs alone %s",
+                TrainResult.seconds(r.hostProgramSec()),
+                TrainResult.seconds(r.withDataLoaderSec()),
+                TrainResult.seconds(gpuOnly));
+        boolean notebook = gpus == 1 && r.description().contains("T4") && r.steps() == NOTEBOOK_STEPS;
+        return notebook
+                ? line
+                        + String.format(
+                                Locale.ROOT,
+                                "; the notebook measured %.1f on one T4: %+.0f%%",
+                                NOTEBOOK_SEC_PER_EPOCH,
+                                100 * (r.withDataLoaderSec() / NOTEBOOK_SEC_PER_EPOCH - 1))
+                : line;
+    }
+
+    /** The notebook's sec/epoch on one Colab T4, from its closing line, and its steps per epoch (60,000 / 256). */
+    private static final double NOTEBOOK_SEC_PER_EPOCH = 4.4;
+
+    private static final int NOTEBOOK_STEPS = 235;
 
     /** Every rank starts from rank 0's parameters, as DDP broadcasts them. */
     private static List<HostTensor> fromRankZero(ProcessGroup group, List<HostTensor> params) {

@@ -22,7 +22,9 @@ import org.multigpulab.device.DeviceRequest;
  * profile's own) would take. Option {@code memory-mb} overrides the profile's capacity; {@code trace=on}
  * records every kernel and copy for a trace file; {@code nic} is the network card between nodes when the GPUs
  * are one node of several (default the DGX's for the profile); {@code compute=off} opens time-only GPUs, which
- * hold no data and compute nothing, while every call still advances their simulated time as it would.
+ * hold no data and compute nothing, while every call still advances their simulated time as it would;
+ * {@code host-model=pytorch} charges the host the notebook's own program (Python, PyTorch, its DataLoader) as
+ * {@link HostModel} measures it, where by default ({@code gpu}) the host only launches.
  */
 public final class SimBackend implements Backend {
 
@@ -34,7 +36,9 @@ public final class SimBackend implements Backend {
     static final String TRACE = "trace";
     static final String NIC = "nic";
     static final String COMPUTE = "compute";
-    private static final Set<String> OPTIONS = Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE, NIC, COMPUTE);
+    static final String HOST_MODEL = "host-model";
+    private static final Set<String> OPTIONS =
+            Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE, NIC, COMPUTE, HOST_MODEL);
     private static final String DEFAULT_PROFILE = "t4";
 
     @Override
@@ -82,6 +86,7 @@ public final class SimBackend implements Backend {
         Long capacity = memory == null ? null : memoryBytes(memory);
         boolean trace = onOff(TRACE, request.option(TRACE, "off"));
         boolean compute = onOff(COMPUTE, request.option(COMPUTE, "on"));
+        HostModel hostModel = hostModel(request.option(HOST_MODEL, "gpu"));
         if (!compute) {
             if (gpu == null || link == null) {
                 throw new DeviceException("time-only GPUs (compute=off) cannot be timed as the host, which is measured"
@@ -90,7 +95,7 @@ public final class SimBackend implements Backend {
             List<DeviceProfile> profiles = capacity == null
                     ? perDevice
                     : perDevice.stream().map(p -> p.withMemory(capacity)).toList();
-            return List.copyOf(new SimCluster(null, profiles, link, nic(request, gpu), trace).devices());
+            return List.copyOf(new SimCluster(null, profiles, link, nic(request, gpu), hostModel, trace).devices());
         }
         Device physical = Backends.open(physicalName, DeviceRequest.of(1)).getFirst();
         try {
@@ -104,7 +109,7 @@ public final class SimBackend implements Backend {
             }
             Topology topology = link != null ? link : host.topology();
             return List.copyOf(
-                    new SimCluster(physical, profiles, topology, nic(request, profiles.getFirst()), trace).devices());
+                    new SimCluster(physical, profiles, topology, nic(request, profiles.getFirst()), hostModel, trace).devices());
         } catch (RuntimeException e) {
             physical.close();
             throw e;
@@ -128,6 +133,14 @@ public final class SimBackend implements Backend {
                     + count + " GPUs; give one profile for all, or one per GPU");
         }
         return names.stream().map(n -> DeviceProfile.named(n.strip())).toList();
+    }
+
+    private static HostModel hostModel(String name) {
+        return switch (name) {
+            case "gpu" -> null;
+            case HostModel.PYTORCH -> HostModel.MEASURED;
+            default -> throw new DeviceException("sim option host-model must be gpu or pytorch, not '" + name + "'");
+        };
     }
 
     private static Nic nic(DeviceRequest request, DeviceProfile gpu) {

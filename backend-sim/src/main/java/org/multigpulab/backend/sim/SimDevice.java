@@ -153,6 +153,7 @@ final class SimDevice implements Device {
     public Range range(String name) {
         OpenRange range = new OpenRange(name);
         ranges.push(range);
+        cluster.timeline().rangeOpened(index, name);
         return range;
     }
 

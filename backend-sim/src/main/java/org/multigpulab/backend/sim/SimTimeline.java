@@ -31,6 +31,8 @@ import org.multigpulab.device.Timeline;
  *   GPUs and then, from the host, over the nodes (as {@code train --dist mpi} does), the host waits for the
  *   sum across the nodes as long as NCCL's model ({@link NcclSystem}) gives an allreduce over one GPU and one
  *   network card per node.</li>
+ *   <li>With a model of the host program ({@link HostModel}, the notebook's PyTorch), the host runs each step
+ *   part's own code (Python, the dispatcher, autograd) before issuing its work.</li>
  * </ul>
  * Not modelled: the PCIe root complex's own limit, contention of copies for SMs, clock boost.
  */
@@ -40,7 +42,9 @@ final class SimTimeline implements Timeline {
     private final List<DeviceProfile> profiles;
     private final Topology topology;
     private final Nic nic;
+    private final HostModel hostModel;
     private final boolean recording;
+    private double hostProgram;
     private int nodes = 1;
     private final int count;
     private double host;
@@ -57,7 +61,8 @@ final class SimTimeline implements Timeline {
     private final List<TraceEvent> trace = new ArrayList<>();
 
     /** The timeline of {@code profiles.size()} logical GPUs, device i charged at {@code profiles.get(i)}'s rates. */
-    SimTimeline(SimCluster cluster, List<DeviceProfile> profiles, Topology topology, Nic nic, boolean recording) {
+    SimTimeline(SimCluster cluster, List<DeviceProfile> profiles, Topology topology, Nic nic, HostModel hostModel, boolean recording) {
+        this.hostModel = hostModel;
         this.cluster = cluster;
         this.count = profiles.size();
         this.profiles = List.copyOf(profiles);
@@ -185,6 +190,25 @@ final class SimTimeline implements Timeline {
     @Override
     public int nodes() {
         return nodes;
+    }
+
+    /** Device {@code d} begins step part {@code name}: with a host program modelled, the host runs its code first. */
+    void rangeOpened(int d, String name) {
+        if (hostModel != null) {
+            double seconds = hostModel.seconds(name, d, count);
+            host += seconds;
+            hostProgram += seconds;
+        }
+    }
+
+    @Override
+    public double hostProgramSec() {
+        return hostProgram;
+    }
+
+    @Override
+    public double epochWithHostProgram(double epochSec, double hostProgramSec, int images) {
+        return hostModel == null ? epochSec : hostModel.epochSeconds(epochSec, hostProgramSec, images);
     }
 
     /** A named range of device {@code d}'s work, from its first start to its last end. */

@@ -25,7 +25,7 @@ public record RunReport(
         Sim sim,
         Dist dist) {
 
-    public static final String SCHEMA = "multigpu-lab/run-report/6";
+    public static final String SCHEMA = "multigpu-lab/run-report/7";
 
     /** The options the run was started with; {@code model} is {@code --model}'s value ({@code lenet}, {@code mlp}). */
     public record Config(
@@ -51,7 +51,10 @@ public record RunReport(
     /**
      * What the simulated GPUs would have taken, for {@code --backend sim} only: the modelled hardware, the
      * allreduce algorithm, mean simulated seconds per epoch, per device its time computing, communicating and
-     * idle over the whole run (training and evaluation), its bytes and peak memory, and the bytes per link.
+     * idle over the whole run (training and evaluation), its bytes and peak memory, and the bytes per link. Since
+     * schema 7: {@code nodes} (a run of several processes is simulated as as many nodes, these devices one of them)
+     * and {@code gpusPerNode}, and {@code secPerEpochWithPytorchHost}, the epoch with the notebook's host program
+     * (null on the measured host profile).
      */
     public record Sim(
             String profile,
@@ -61,7 +64,10 @@ public record RunReport(
             Double bucketMb,
             double secPerEpoch,
             List<SimDevice> devices,
-            List<SimLink> links) {}
+            List<SimLink> links,
+            int nodes,
+            int gpusPerNode,
+            Double secPerEpochWithPytorchHost) {}
 
     public record SimDevice(
             String device,
@@ -123,7 +129,13 @@ public record RunReport(
             .serializeNulls()
             .create();
 
-    public static RunReport of(Config config, TrainResult result, double startupSec, List<Device> devices, Dist dist) {
+    public static RunReport of(
+            Config config,
+            TrainResult result,
+            double startupSec,
+            List<Device> devices,
+            Double secPerEpochWithPytorchHost,
+            Dist dist) {
         List<Epoch> epochs = result.epochs().stream().map(RunReport::epoch).toList();
         List<DeviceSummary> stats = devices.stream()
                 .map(d -> {
@@ -164,7 +176,10 @@ public record RunReport(
                                 .toList(),
                         t.links().stream()
                                 .map(l -> new SimLink(l.from().toString(), l.to().toString(), l.bytes()))
-                                .toList()))
+                                .toList(),
+                        t.nodes(),
+                        devices.size(),
+                        secPerEpochWithPytorchHost))
                 .orElse(null);
         return new RunReport(
                 SCHEMA,

@@ -38,7 +38,9 @@ public final class TimeOnlyEpoch {
      * What to simulate: {@code gpus} in all over {@code nodes} nodes of GPUs of {@code profile} joined by
      * {@code topology} (null: the profile's) and between nodes by network cards {@code nic} (null: the DGX's);
      * training {@code model} on {@code trainSamples} images in global batches of {@code batchSize}, gradients summed
-     * with {@code allReduce}, in buckets of {@code bucketBytes} (0: every parameter after the backward pass).
+     * with {@code allReduce}, in buckets of {@code bucketBytes} (0: every parameter after the backward pass); the
+     * host only launching, or with {@code pytorchHost} running the notebook's PyTorch program (the sim backend's
+     * {@code host-model=pytorch}).
      */
     public record Setup(
             int gpus,
@@ -50,7 +52,8 @@ public final class TimeOnlyEpoch {
             int batchSize,
             int trainSamples,
             AllReduceAlgorithm allReduce,
-            long bucketBytes) {
+            long bucketBytes,
+            boolean pytorchHost) {
 
         public Setup {
             if (gpus < 1 || nodes < 1 || gpus % nodes != 0) {
@@ -70,9 +73,17 @@ public final class TimeOnlyEpoch {
 
     /**
      * The epoch's simulated seconds and steps, the system as the model describes it, and for each GPU of the
-     * simulated node how the epoch's time went: computing, on its links, idle.
+     * simulated node how the epoch's time went: computing, on its links, idle. With the notebook's host program,
+     * {@code hostProgramSec} is its code's share of the epoch and {@code withDataLoaderSec} the epoch with its data
+     * loader too; else they are 0 and {@code secPerEpoch}.
      */
-    public record Result(String description, int steps, double secPerEpoch, List<GpuShare> gpus) {}
+    public record Result(
+            String description,
+            int steps,
+            double secPerEpoch,
+            double hostProgramSec,
+            double withDataLoaderSec,
+            List<GpuShare> gpus) {}
 
     /** One GPU's share of the epoch, in simulated seconds. */
     public record GpuShare(String device, double computeSec, double commSec, double idleSec) {}
@@ -93,6 +104,9 @@ public final class TimeOnlyEpoch {
         if (trace != null) {
             options.put("trace", "on");
         }
+        if (setup.pytorchHost()) {
+            options.put("host-model", "pytorch");
+        }
         List<Device> devices = Backends.open("sim", new DeviceRequest(setup.gpusPerNode(), options));
         TrainConfig config = new TrainConfig(1, setup.batchSize(), 0.2f, 1, false, false)
                 .withAllReduce(setup.allReduce())
@@ -106,7 +120,15 @@ public final class TimeOnlyEpoch {
             if (trace != null) {
                 ChromeTrace.write(trace, timeline);
             }
-            return new Result(timeline.description(), shares.steps, result.simulatedSecPerEpoch(), shares.gpus());
+            double epoch = result.simulatedSecPerEpoch();
+            double host = shares.hostProgramSec();
+            return new Result(
+                    timeline.description(),
+                    shares.steps,
+                    epoch,
+                    host,
+                    timeline.epochWithHostProgram(epoch, host, setup.trainSamples()),
+                    shares.gpus());
         } finally {
             devices.forEach(Device::close);
         }
@@ -128,6 +150,8 @@ public final class TimeOnlyEpoch {
         private final Timeline timeline;
         private List<Timeline.DeviceTime> start;
         private List<Timeline.DeviceTime> end;
+        private double hostStart;
+        private double hostEnd;
         private int steps;
 
         EpochShares(Timeline timeline) {
@@ -137,6 +161,7 @@ public final class TimeOnlyEpoch {
         @Override
         public void onStart(Start s) {
             start = timeline.devices();
+            hostStart = timeline.hostProgramSec();
         }
 
         @Override
@@ -144,7 +169,12 @@ public final class TimeOnlyEpoch {
             steps = batch.batchesPerEpoch();
             if (batch.batch() == batch.batchesPerEpoch()) {
                 end = timeline.devices();
+                hostEnd = timeline.hostProgramSec();
             }
+        }
+
+        double hostProgramSec() {
+            return hostEnd - hostStart;
         }
 
         List<GpuShare> gpus() {

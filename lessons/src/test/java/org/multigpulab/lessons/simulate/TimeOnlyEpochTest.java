@@ -54,7 +54,7 @@ class TimeOnlyEpochTest {
 
     private static TimeOnlyEpoch.Setup setup(int gpus, int nodes, AllReduceAlgorithm algorithm, long bucketBytes) {
         return new TimeOnlyEpoch.Setup(
-                gpus, nodes, "t4", null, null, Model.named("lenet"), BATCH, IMAGES, algorithm, bucketBytes);
+                gpus, nodes, "t4", null, null, Model.named("lenet"), BATCH, IMAGES, algorithm, bucketBytes, false);
     }
 
     @ParameterizedTest(name = "{0} GPUs, {1}, buckets of {2} bytes")
@@ -102,6 +102,30 @@ class TimeOnlyEpochTest {
         for (double seconds : crossings) {
             assertEquals(network, seconds, network * 1e-9, "one crossing of " + gradientBytes + " bytes");
         }
+    }
+
+    @Test
+    void theNotebooksHostAddsItsProgramPerDeviceAndItsDataLoader() {
+        AllReduceAlgorithm naive = AllReduceAlgorithm.NAIVE;
+        TimeOnlyEpoch.Result[] gpuOnly = new TimeOnlyEpoch.Result[2];
+        TimeOnlyEpoch.Result[] pytorch = new TimeOnlyEpoch.Result[2];
+        for (int i = 0; i < 2; i++) {
+            TimeOnlyEpoch.Setup s = setup(i + 1, 1, naive, 0);
+            gpuOnly[i] = TimeOnlyEpoch.run(s, null);
+            pytorch[i] = TimeOnlyEpoch.run(
+                    new TimeOnlyEpoch.Setup(s.gpus(), 1, "t4", null, null, s.model(), BATCH, IMAGES, naive, 0, true),
+                    null);
+            assertEquals(0, gpuOnly[i].hostProgramSec(), 0.0);
+            assertEquals(gpuOnly[i].secPerEpoch(), gpuOnly[i].withDataLoaderSec(), 0.0);
+            assertTrue(
+                    pytorch[i].secPerEpoch() >= gpuOnly[i].secPerEpoch() + pytorch[i].hostProgramSec() * 0.5,
+                    "the host's program delays the GPUs: " + pytorch[i] + " against " + gpuOnly[i]);
+            assertTrue(pytorch[i].withDataLoaderSec() >= pytorch[i].secPerEpoch());
+        }
+        // every device's forward, backward and SGD run one after another on the one host thread
+        assertTrue(
+                pytorch[1].hostProgramSec() > 1.9 * pytorch[0].hostProgramSec(),
+                pytorch[1].hostProgramSec() + " s on 2 GPUs, " + pytorch[0].hostProgramSec() + " s on 1");
     }
 
     /** Rank 0 of {@code size} processes that are not there: sums leave the data as it is. */

@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""The notebook's host side, measured: what PyTorch's Python, dispatcher and autograd cost the host thread per
+step of d2l §12.5's train_batch, and what its DataLoader costs per image, on this machine's processor.
+
+Run with Debian's python3-torch and python3-torchvision (apt-get install python3-torch python3-torchvision):
+    scripts/pytorch-host.py [--data /usr/share/datasets/fashion-mnist] [--repeats 200]
+It prints the figures the sim backend's `pytorch` host model uses (backend-sim/.../HostModel.java), in µs.
+
+Shards of one image on CPU tensors keep the arithmetic small, so what is timed is the host's work: Python, the
+dispatcher, autograd, allocation. On a GPU the same calls launch kernels instead; the launches themselves are
+charged by the model separately.
+"""
+import argparse
+import gzip
+import os
+import shutil
+import statistics
+import tempfile
+import time
+
+import torch
+import torch.nn.functional as F
+import torchvision
+from torch import nn
+from torch.utils import data
+from torchvision import transforms
+
+torch.set_num_threads(1)
+loss = nn.CrossEntropyLoss(reduction="none")
+
+
+def lenet(X, params):  # the notebook's model, as it is written there
+    h1 = F.avg_pool2d(F.relu(F.conv2d(input=X, weight=params[0], bias=params[1])), kernel_size=(2, 2), stride=(2, 2))
+    h2 = F.avg_pool2d(F.relu(F.conv2d(input=h1, weight=params[2], bias=params[3])), kernel_size=(2, 2), stride=(2, 2))
+    h2 = h2.reshape(h2.shape[0], -1)
+    h3 = F.relu(torch.mm(h2, params[4]) + params[5])
+    return torch.mm(h3, params[6]) + params[7]
+
+
+def new_params():
+    shapes = [(20, 1, 3, 3), (20,), (50, 20, 5, 5), (50,), (800, 128), (128,), (128, 10), (10,)]
+    return [(torch.randn(s) * 0.01).requires_grad_() for s in shapes]
+
+
+def allreduce(data_):  # the notebook's
+    for i in range(1, len(data_)):
+        data_[0][:] += data_[i].to(data_[0].device)
+    for i in range(1, len(data_)):
+        data_[i] = data_[0].to(data_[i].device)
+
+
+def sgd(params, lr, batch_size):  # the notebook's
+    with torch.no_grad():
+        for param in params:
+            param -= lr * param.grad / batch_size
+            param.grad.zero_()
+
+
+def median_us(work, repeats):
+    """The median processor time of `work`: the time this thread ran, which other programs on a shared machine
+    do not lengthen, as they lengthen the wall clock."""
+    for _ in range(20):
+        work()
+    times = []
+    for _ in range(repeats):
+        start = time.thread_time()
+        work()
+        times.append(time.thread_time() - start)
+    return statistics.median(times) * 1e6
+
+
+def step_parts(repeats):
+    """Per device: forward and loss, backward, SGD; per parameter and extra device: allreduce."""
+    params = new_params()
+    X, y = torch.rand(1, 1, 28, 28), torch.zeros(1, dtype=torch.long)
+    forward = median_us(lambda: loss(lenet(X, params), y).sum(), repeats)
+    box = {}
+
+    def forward_backward():
+        box["l"] = loss(lenet(X, params), y).sum()
+        box["l"].backward()
+
+    backward = median_us(forward_backward, repeats) - forward
+    sgd_us = median_us(lambda: sgd(params, 0.2, 1), repeats)
+    grads = [[torch.zeros(p.shape) for p in params] for _ in range(3)]
+    one = median_us(lambda: [allreduce([g[i] for g in grads[:2]]) for i in range(8)], repeats) / 8
+    two = median_us(lambda: [allreduce([g[i] for g in grads[:3]]) for i in range(8)], repeats) / 8
+    batch = torch.rand(256, 1, 28, 28)
+    split = median_us(lambda: [s.to("cpu") for s in batch.chunk(2)], repeats) / 2
+    return {
+        "forward_us": forward,
+        "backward_us": backward,
+        "sgd_us": sgd_us,
+        "allreduce_us_per_parameter_and_peer": two - one,
+        "allreduce_us_per_parameter": 2 * one - two,
+        "split_us_per_device": split,
+    }
+
+
+def fashion_mnist(source):
+    """torchvision's FashionMNIST over the IDX files in `source`, unpacked into a temporary root."""
+    root = tempfile.mkdtemp()
+    raw = os.path.join(root, "FashionMNIST", "raw")
+    os.makedirs(raw)
+    for name in os.listdir(source):
+        target = os.path.join(raw, name[:-3] if name.endswith(".gz") else name)
+        opener = gzip.open if name.endswith(".gz") else open
+        with opener(os.path.join(source, name), "rb") as f, open(target, "wb") as out:
+            shutil.copyfileobj(f, out)
+    return root, torchvision.datasets.FashionMNIST(root=root, train=True, transform=transforms.ToTensor())
+
+
+def loader_parts(source, images):
+    """Per image, in processor time: the dataset's __getitem__ (a PIL image, then ToTensor), and that with the
+    default collate into batches of 256, in one process; and the wall time per image of the notebook's DataLoader
+    (batch 256, shuffled, 4 worker processes, their start included) over `images` images, for comparison."""
+    root, train = fashion_mnist(source)
+    try:
+        start = time.thread_time()
+        for i in range(images):
+            train[i]
+        per_image = (time.thread_time() - start) / images * 1e6
+        subset = data.Subset(train, range(images))
+        start = time.thread_time()
+        batches = sum(1 for _ in data.DataLoader(subset, 256, shuffle=False, num_workers=0))
+        in_process = (time.thread_time() - start) * 1e6
+        start = time.perf_counter()
+        sum(1 for _ in data.DataLoader(subset, 256, shuffle=True, num_workers=4))
+        workers = (time.perf_counter() - start) * 1e6
+        return {
+            "loader_us_per_image": in_process / images,
+            "getitem_us_per_image": per_image,
+            "loader_4_workers_us_per_image": workers / images,
+            "batches": batches,
+            "cores": os.cpu_count(),
+        }
+    finally:
+        shutil.rmtree(root)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
+    parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--images", type=int, default=10240)
+    args = parser.parse_args()
+    print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, 1 thread, {os.cpu_count()} cores")
+    for name, value in {**step_parts(args.repeats), **loader_parts(args.data, args.images)}.items():
+        print(f"{name:40s} {value:10.1f}" if isinstance(value, float) else f"{name:40s} {value:10d}")
+
+
+if __name__ == "__main__":
+    main()
