@@ -266,7 +266,7 @@ final class TrainCommand implements Callable<Integer> {
             }
             TimeOnlyEpoch.Result withHost = withNotebookHost(
                     trainer, devices, group.size(), model, splits.train().count(), allReduce);
-            if (withHost != null) {
+            if (withHost != null && talk) {
                 out.println(notebookHostLine(withHost, result.simulatedSecPerEpoch(), devices * group.size()));
             }
             out.println(result.summaryLine()

@@ -109,7 +109,8 @@ public final class SimBackend implements Backend {
             }
             Topology topology = link != null ? link : host.topology();
             return List.copyOf(
-                    new SimCluster(physical, profiles, topology, nic(request, profiles.getFirst()), hostModel, trace).devices());
+                    new SimCluster(physical, profiles, topology, nic(request, profiles.getFirst()), hostModel, trace)
+                            .devices());
         } catch (RuntimeException e) {
             physical.close();
             throw e;

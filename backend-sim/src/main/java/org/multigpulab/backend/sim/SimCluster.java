@@ -17,7 +17,13 @@ final class SimCluster {
     private int open;
 
     /** {@code profiles.size()} logical GPUs, device i timed as {@code profiles.get(i)}; no physical device: time only. */
-    SimCluster(Device physical, List<DeviceProfile> profiles, Topology topology, Nic nic, HostModel hostModel, boolean trace) {
+    SimCluster(
+            Device physical,
+            List<DeviceProfile> profiles,
+            Topology topology,
+            Nic nic,
+            HostModel hostModel,
+            boolean trace) {
         this.physical = physical;
         this.timeline = new SimTimeline(this, profiles, topology, nic, hostModel, trace);
         for (int i = 0; i < profiles.size(); i++) {

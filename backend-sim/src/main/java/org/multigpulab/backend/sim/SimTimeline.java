@@ -61,7 +61,13 @@ final class SimTimeline implements Timeline {
     private final List<TraceEvent> trace = new ArrayList<>();
 
     /** The timeline of {@code profiles.size()} logical GPUs, device i charged at {@code profiles.get(i)}'s rates. */
-    SimTimeline(SimCluster cluster, List<DeviceProfile> profiles, Topology topology, Nic nic, HostModel hostModel, boolean recording) {
+    SimTimeline(
+            SimCluster cluster,
+            List<DeviceProfile> profiles,
+            Topology topology,
+            Nic nic,
+            HostModel hostModel,
+            boolean recording) {
         this.hostModel = hostModel;
         this.cluster = cluster;
         this.count = profiles.size();
@@ -243,7 +249,8 @@ final class SimTimeline implements Timeline {
     public String description() {
         String gpus = profiles.stream().distinct().count() == 1
                 ? count + "× " + profiles.getFirst().displayName()
-                : String.join(" + ", profiles.stream().map(DeviceProfile::displayName).toList());
+                : String.join(
+                        " + ", profiles.stream().map(DeviceProfile::displayName).toList());
         String node = gpus + " over " + topology.displayName();
         return nodes == 1 ? node : nodes + " nodes of " + node + ", " + nic.displayName() + " between them";
     }

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.Model;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.parallel.Scatter;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainResult;
@@ -15,6 +17,7 @@ import org.multigpulab.lessons.plot.ChartFiles;
 import org.multigpulab.lessons.plot.Charts;
 import org.multigpulab.lessons.plot.Curve;
 import org.multigpulab.lessons.setup.DeviceSetup;
+import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 
 /**
  * What more GPUs buy: the notebook's training on 1, 2, 4 and 8 simulated GPUs of two kinds, the same global
@@ -130,6 +133,61 @@ public final class ScalingLesson implements Lesson {
     @Override
     public void run(LessonContext ctx) {
         report(ctx, rows(ctx));
+        beyondOneNode(ctx);
+    }
+
+    /**
+     * Time-only epochs (nothing computed): what the notebook's own host program costs at 1 to 8 GPUs, and 64 GPUs
+     * in 8 nodes with a batch per GPU.
+     */
+    private static void beyondOneNode(LessonContext ctx) {
+        String profile = profiles(ctx.devices()).getFirst();
+        int images = ctx.data().train().count();
+        int batch = ctx.batchSize();
+        ctx.out().printf("%nWith the notebook's host (Python, PyTorch, its DataLoader; scripts/pytorch-host.py):%n");
+        for (int k : GPUS) {
+            TimeOnlyEpoch.Result r = timeOnly(profile, k, 1, batch, images, true);
+            double gpusAlone = timeOnly(profile, k, 1, batch, images, false).secPerEpoch();
+            ctx.out()
+                    .printf(
+                            "  %d GPU%s, batch %d: %s sec/epoch, GPUs alone %s: the host costs %s s (%.0f%%)%n",
+                            k,
+                            k == 1 ? "" : "s",
+                            batch,
+                            TrainResult.seconds(r.withDataLoaderSec()),
+                            TrainResult.seconds(gpusAlone),
+                            TrainResult.seconds(r.withDataLoaderSec() - gpusAlone),
+                            100 * (1 - gpusAlone / r.withDataLoaderSec()));
+        }
+        for (int[] system : new int[][] {{8, 1}, {64, 8}}) {
+            TimeOnlyEpoch.Result r = timeOnly(profile, system[0], system[1], batch * system[0], images, false);
+            ctx.out()
+                    .printf(
+                            "%s, batch %d per GPU: %s sec/epoch in %d step%s (time only)%n",
+                            r.description(),
+                            batch,
+                            TrainResult.seconds(r.secPerEpoch()),
+                            r.steps(),
+                            r.steps() == 1 ? "" : "s");
+        }
+    }
+
+    private static TimeOnlyEpoch.Result timeOnly(
+            String profile, int gpus, int nodes, int batch, int images, boolean pytorchHost) {
+        return TimeOnlyEpoch.run(
+                new TimeOnlyEpoch.Setup(
+                        gpus,
+                        nodes,
+                        profile,
+                        null,
+                        null,
+                        Model.named("lenet"),
+                        batch,
+                        images,
+                        AllReduceAlgorithm.NAIVE,
+                        0,
+                        pytorchHost),
+                null);
     }
 
     /** The charts and the explanation, from the runs of {@link #rows}. */
