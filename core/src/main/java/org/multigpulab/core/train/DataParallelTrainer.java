@@ -51,6 +51,11 @@ public final class DataParallelTrainer implements AutoCloseable {
             throw new IllegalArgumentException("training needs at least one device");
         }
         checkFits(model, params);
+        if (!config.shares().isEmpty() && config.shares().size() != devices.size()) {
+            throw new IllegalArgumentException(
+                    "shares " + config.shares() + " name " + config.shares().size() + " devices; training has "
+                            + devices.size() + ": give one share per device");
+        }
         this.devices = List.copyOf(devices);
         this.model = model;
         this.deviceParams =
@@ -130,8 +135,9 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /**
      * The notebook's {@code split_batch(X, y, devices)} of this process's rows: with several processes each takes
-     * its rank's chunk of the global batch, then splits it over its own devices, both as {@code torch.chunk} does;
-     * a device (or a whole process) left without rows computes nothing and adds zero gradients.
+     * its rank's chunk of the global batch, then splits it over its own devices, both as {@code torch.chunk} does
+     * (or over the devices in proportion to the config's shares); a device (or a whole process) left without rows
+     * computes nothing and adds zero gradients.
      */
     private List<DeviceStep> splitBatch(HostBatch batch) {
         ProcessGroup group = config.processGroup();
@@ -143,13 +149,23 @@ public final class DataParallelTrainer implements AutoCloseable {
         List<Shard> shards = Scatter.splitBatch(
                 batch,
                 deviceParams.stream().map(Replica::workspace).toList(),
-                Scatter.shardSizes(perProcess[group.rank()], devices.size()),
+                deviceShardSizes(perProcess[group.rank()]),
                 firstRow);
         List<DeviceStep> steps = new ArrayList<>();
         for (int i = 0; i < shards.size(); i++) {
             steps.add(new DeviceStep(deviceParams.get(i), shards.get(i)));
         }
         return steps;
+    }
+
+    /** How this process's {@code rows} rows are split over its devices: in proportion to the shares, if given. */
+    private int[] deviceShardSizes(int rows) {
+        List<Double> shares = config.shares();
+        if (shares.isEmpty() || rows < devices.size()) {
+            return Scatter.shardSizes(rows, devices.size());
+        }
+        return Scatter.shardSizes(
+                rows, shares.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     /** The notebook's {@code sgd(params, lr, batch_size)}: {@code p -= lr * p.grad / batch_size}. */

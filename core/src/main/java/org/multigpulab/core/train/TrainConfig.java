@@ -1,5 +1,7 @@
 package org.multigpulab.core.train;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
@@ -9,8 +11,10 @@ import org.multigpulab.core.parallel.AllReduceAlgorithm;
  * and {@code lr}; the random seed of the shuffling, and whether to shuffle at all; whether to check after every
  * step that all replicas hold the same parameters (a debug check, on in tests); how the gradients are summed over
  * the devices ({@code allReduce}), and whether in buckets of at most {@code bucketBytes} while the backward pass
- * runs (PyTorch DDP's {@code bucket_cap_mb}; 0 sums every parameter after it, as the notebook does); and the
- * processes that train together ({@link ProcessGroup#SINGLE} for one, as the notebook).
+ * runs (PyTorch DDP's {@code bucket_cap_mb}; 0 sums every parameter after it, as the notebook does); the
+ * processes that train together ({@link ProcessGroup#SINGLE} for one, as the notebook); and how each batch is
+ * split over this process's devices: {@code shares} empty splits as {@code torch.chunk}, else device i takes a
+ * part of every batch in proportion to {@code shares.get(i)} (its measured speed, say).
  *
  * <p>Immutable: the {@code with} methods return a changed copy. The constructor rejects values that cannot train.
  */
@@ -23,7 +27,8 @@ public record TrainConfig(
         boolean checkReplicas,
         AllReduceAlgorithm allReduce,
         long bucketBytes,
-        ProcessGroup processGroup) {
+        ProcessGroup processGroup,
+        List<Double> shares) {
 
     public TrainConfig {
         if (epochs <= 0) {
@@ -40,11 +45,25 @@ public record TrainConfig(
         }
         Objects.requireNonNull(allReduce, "allReduce");
         Objects.requireNonNull(processGroup, "processGroup");
+        shares = List.copyOf(shares);
+        if (!shares.stream().allMatch(w -> w > 0 && Double.isFinite(w))) {
+            throw new IllegalArgumentException("shares must be positive and finite, not " + shares);
+        }
     }
 
     /** The recipe given, the gradients summed as the notebook sums them (naive, every parameter), in one process. */
     public TrainConfig(int epochs, int batchSize, float lr, long seed, boolean shuffle, boolean checkReplicas) {
-        this(epochs, batchSize, lr, seed, shuffle, checkReplicas, AllReduceAlgorithm.NAIVE, 0, ProcessGroup.SINGLE);
+        this(
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                AllReduceAlgorithm.NAIVE,
+                0,
+                ProcessGroup.SINGLE,
+                List.of());
     }
 
     /** The notebook's {@code train(num_gpus, batch_size=256, lr=0.2)} with 5 epochs, shuffled with random seed 1. */
@@ -54,43 +73,43 @@ public record TrainConfig(
 
     public TrainConfig withEpochs(int epochs) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
     }
 
     public TrainConfig withBatchSize(int batchSize) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
     }
 
     public TrainConfig withLr(float lr) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
     }
 
     public TrainConfig withSeed(long seed) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
     }
 
     public TrainConfig withShuffle(boolean shuffle) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
     }
 
     public TrainConfig withCheckReplicas(boolean checkReplicas) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
     }
 
     public TrainConfig withAllReduce(AllReduceAlgorithm allReduce) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
     }
 
     /** Buckets of at most {@code bucketBytes} while the backward pass runs; 0 for none. */
     public TrainConfig withBucketBytes(long bucketBytes) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
     }
 
     /**
@@ -99,6 +118,25 @@ public record TrainConfig(
      */
     public TrainConfig withProcessGroup(ProcessGroup processGroup) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup);
+                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
+    }
+
+    /**
+     * Device i takes a part of every batch in proportion to {@code shares[i]}, one share per device, at least one
+     * row each (a batch with fewer rows than devices is split as {@code torch.chunk}); none given: as {@code
+     * torch.chunk}.
+     */
+    public TrainConfig withShares(double... shares) {
+        return new TrainConfig(
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                Arrays.stream(shares).boxed().toList());
     }
 }

@@ -16,6 +16,8 @@ import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.ParameterDistance;
 import org.multigpulab.core.model.UpdateDistance;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.Timeline;
 
 class DataParallelTrainerTest {
 
@@ -152,5 +154,40 @@ class DataParallelTrainerTest {
         UpdateDistance d = UpdateDistance.of(init, four, one);
         assertTrue(d.worst().relative() < 1e-4, "4 devices, one idle, vs 1: " + d);
         assertTrue(ParameterDistance.relative(one, init) > 1e-3, "training must have changed the parameters");
+    }
+
+    /**
+     * Two devices sharing each batch 1 : 3 compute the update of the even split: the same rows are summed, only
+     * grouped otherwise, so the two differ by float rounding alone, which 8 steps cannot amplify much. Bound as in
+     * {@link #kDevicesGiveTheParametersOfOne} (1e-4, every tensor's update). Device 1, with three times the rows
+     * of device 0 of the same profile, computes longer on the simulated timeline: the split was used.
+     */
+    @Test
+    void aProportionalSplitGivesTheUpdateOfAnEvenOne() {
+        FashionMnist.Splits data = Synthetic.splits(200, 50);
+        TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true);
+        List<HostTensor> init = new LeNet().initParams(0);
+        List<HostTensor> even = train(2, data, config, init);
+        List<Timeline.DeviceTime> time;
+        List<HostTensor> shared;
+        try (DataParallelTrainer t =
+                new DataParallelTrainer(Synthetic.sim(2), new LeNet(), init, config.withShares(1, 3))) {
+            t.train(data, new TrainingListener() {});
+            shared = t.parameters();
+            time = t.timeline().orElseThrow().devices();
+        }
+        UpdateDistance d = UpdateDistance.of(init, shared, even);
+        assertTrue(d.worst().relative() < 1e-4, "1 : 3 vs even: " + d);
+        assertTrue(ParameterDistance.relative(even, init) > 1e-3, "training must have changed the parameters");
+        assertTrue(time.get(1).computeSec() > time.get(0).computeSec(), "device 1 has more rows: " + time);
+        assertThrows(IllegalArgumentException.class, () -> config.withShares(1, 0));
+        List<Device> two = Synthetic.sim(2);
+        try {
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> new DataParallelTrainer(two, new LeNet(), init, config.withShares(1, 2, 3)));
+        } finally {
+            two.forEach(Device::close);
+        }
     }
 }
