@@ -3,25 +3,48 @@ package org.multigpulab.lessons.lesson;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.data.HostBatch;
+import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.UpdateDistance;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Scatter;
+import org.multigpulab.core.train.DataParallelTrainer;
+import org.multigpulab.core.train.TrainConfig;
+import org.multigpulab.core.train.TrainResult;
+import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.Timeline;
+import org.multigpulab.lessons.errors.UserError;
+import org.multigpulab.lessons.setup.DeviceSetup;
 
 /**
- * d2l §12.6 exercise 2: devices of unequal speed. Measure each device's throughput on the model's own forward
- * and backward pass, then give each a share of every batch in proportion, so all finish a step together.
+ * d2l §12.6 exercise 2: devices of unequal speed. Simulated GPUs of two kinds (a T4 and a V100 unless {@code
+ * --profile} names others): measure each one's images/s on the model's own forward and backward pass, give each
+ * a part of every batch in proportion, and train with that split and with the even one to compare their epochs.
  */
 public final class ConciseExercise2Lesson implements Lesson {
 
-    private static final int PROBE = 64;
-    private static final int REPEATS = 7;
+    /** The bound on the two splits' update difference: float rounding of sums grouped otherwise, as in core. */
+    static final double SAME_UPDATE = 1e-4;
+
+    private static final int SAMPLED_STEPS = 5;
     private static final LeNet LENET = new LeNet();
+
+    /**
+     * One way of splitting: the rows each device takes, the run's simulated seconds per epoch and test accuracy,
+     * and one step's simulated seconds and each device's compute seconds in it.
+     */
+    public record Split(
+            String name, int[] sizes, double simSecPerEpoch, double testAcc, double stepSec, double[] computeSec) {}
+
+    /** What the lesson measured: each device's images/s, the two splits, and how far their updates differ. */
+    public record Outcome(List<String> devices, double[] rates, Split even, Split proportional, double updateDiff) {}
 
     @Override
     public String name() {
@@ -30,36 +53,71 @@ public final class ConciseExercise2Lesson implements Lesson {
 
     @Override
     public String summary() {
-        return "unequal devices: measure each one's images/s, split every batch in proportion";
+        return "unequal devices (T4 + V100): measure each one's images/s, split every batch in proportion";
+    }
+
+    /** The profiles timed: {@code --profile} if given, else a T4 and a V100 in turn. */
+    static String profiles(DeviceSetup setup, int gpus) {
+        if (setup.profile() != null) {
+            return setup.profile();
+        }
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < gpus; i++) {
+            names.add(i % 2 == 0 ? "t4" : "v100");
+        }
+        return String.join(",", names);
+    }
+
+    public Outcome measure(LessonContext ctx) {
+        if (!ctx.devices().backend().equals("sim")) {
+            throw new UserError("this lesson times simulated GPUs of different kinds; run it with --backend sim (the"
+                    + " default), not " + ctx.devices().backend());
+        }
+        int gpus = ctx.gpus(2);
+        DeviceSetup setup = ctx.devices().withProfile(profiles(ctx.devices(), gpus));
+        int batch = ctx.batchSize();
+        HostBatch first = new BatchIterator(ctx.data().train(), batch).next();
+        List<Device> devices = setup.open(gpus);
+        double[] rates;
+        double updateDiff;
+        List<String> names;
+        try {
+            names = devices.stream()
+                    .map(d -> d.id() + " (" + d.info().description() + ")")
+                    .toList();
+            HostBatch probe = new BatchIterator(ctx.data().train(), Math.ceilDiv(batch, gpus)).next();
+            rates = throughput(devices, probe);
+            TrainConfig step = LessonContext.recipe(1, batch, 0.2f);
+            List<HostTensor> start = LENET.initParams(1);
+            updateDiff = UpdateDistance.of(
+                            start, oneStep(devices, step, first), oneStep(devices, step.withShares(rates), first))
+                    .worst()
+                    .relative();
+        } finally {
+            devices.forEach(Device::close);
+        }
+        TrainConfig recipe = LessonContext.recipe(ctx.epochs(1), batch, 0.2f);
+        Split even = train(ctx, setup, "even", recipe, Scatter.shardSizes(batch, gpus));
+        Split proportional =
+                train(ctx, setup, "in proportion", recipe.withShares(rates), Scatter.shardSizes(batch, rates));
+        return new Outcome(names, rates, even, proportional, updateDiff);
     }
 
     /**
-     * Images per second of one forward and backward pass on each device: every device warmed up first, then
-     * rounds that visit the devices in turn (so drift in the machine's speed hits all alike), median per device.
+     * Each device's images per second on one forward and backward pass of {@code probe}, in simulated time: the
+     * seconds its kernels ran on the device's own profile.
      */
-    public static double[] throughput(List<Device> devices, HostBatch probe) {
-        List<Replica> replicas = devices.stream()
-                .map(d -> Replica.getParams(LENET.initParams(0), d))
-                .toList();
-        try {
-            replicas.forEach(r -> pass(r, probe));
-            double[][] times = new double[devices.size()][REPEATS];
-            for (int round = 0; round < REPEATS; round++) {
-                for (int d = 0; d < devices.size(); d++) {
-                    long start = System.nanoTime();
-                    pass(replicas.get(d), probe);
-                    times[d][round] = (System.nanoTime() - start) / 1e9;
-                }
+    static double[] throughput(List<Device> devices, HostBatch probe) {
+        Timeline timeline = devices.getFirst().timeline().orElseThrow();
+        double[] rates = new double[devices.size()];
+        for (int d = 0; d < devices.size(); d++) {
+            try (Replica replica = Replica.getParams(LENET.initParams(0), devices.get(d))) {
+                double before = timeline.devices().get(d).computeSec();
+                pass(replica, probe);
+                rates[d] = probe.size() / (timeline.devices().get(d).computeSec() - before);
             }
-            double[] rates = new double[devices.size()];
-            for (int d = 0; d < rates.length; d++) {
-                Arrays.sort(times[d]);
-                rates[d] = probe.size() / times[d][REPEATS / 2];
-            }
-            return rates;
-        } finally {
-            replicas.forEach(Replica::close);
         }
+        return rates;
     }
 
     private static void pass(Replica replica, HostBatch probe) {
@@ -74,29 +132,93 @@ public final class ConciseExercise2Lesson implements Lesson {
         device.synchronize();
     }
 
+    /** The parameters after one step on {@code batch} from the lessons' start, split as {@code config} says. */
+    private static List<HostTensor> oneStep(List<Device> devices, TrainConfig config, HostBatch batch) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, LENET, LENET.initParams(1), config)) {
+            trainer.trainBatch(batch, config.lr(), 1);
+            return trainer.parameters();
+        }
+    }
+
+    private static Split train(LessonContext ctx, DeviceSetup setup, String name, TrainConfig config, int[] sizes) {
+        double[] step = new double[1];
+        double[][] compute = new double[1][];
+        TrainResult r = ctx.train(setup, sizes.length, config, new TrainingListener() {}, trainer -> {
+            Timeline timeline = trainer.timeline().orElseThrow();
+            double[] before = computeSec(timeline);
+            double start = timeline.now();
+            BatchIterator batches = new BatchIterator(ctx.data().train(), config.batchSize());
+            for (int i = 0; i < SAMPLED_STEPS && batches.hasNext(); i++) {
+                trainer.trainBatch(batches.next(), 0f, config.epochs() + 1); // lr 0: timed, the model unchanged
+                trainer.devices().forEach(Device::synchronize);
+            }
+            step[0] = (timeline.now() - start) / SAMPLED_STEPS;
+            double[] after = computeSec(timeline);
+            compute[0] = new double[after.length];
+            for (int d = 0; d < after.length; d++) {
+                compute[0][d] = (after[d] - before[d]) / SAMPLED_STEPS;
+            }
+        });
+        return new Split(name, sizes, r.simulatedSecPerEpoch(), r.finalTestAcc(), step[0], compute[0]);
+    }
+
+    private static double[] computeSec(Timeline timeline) {
+        return timeline.devices().stream()
+                .mapToDouble(Timeline.DeviceTime::computeSec)
+                .toArray();
+    }
+
+    /** The conclusion: the proportional split's simulated epoch is shorter than the even split's. */
+    static Claim claim(Outcome o) {
+        return Claim.ratioAbove(
+                        "simulated sec/epoch, even split over proportional",
+                        o.even().simSecPerEpoch(),
+                        o.proportional().simSecPerEpoch(),
+                        1)
+                .and(
+                        ": a step lasts as long as its slowest device, and in proportion the fast one no longer waits.",
+                        ": no shorter; the devices are too alike, or launches, not rows, set each one's time.");
+    }
+
+    /** The update is the same however the batch is split: the gradient is summed over the whole batch. */
+    static Claim sameUpdate(Outcome o) {
+        return Claim.below(
+                        "one step's update, even vs in proportion: largest relative difference",
+                        o.updateDiff(),
+                        SAME_UPDATE)
+                .and(
+                        ", float rounding: the gradient is the sum over the whole batch, whichever device adds which rows.",
+                        ", more than float rounding of sums grouped otherwise should give.");
+    }
+
     @Override
     public void run(LessonContext ctx) {
-        List<Device> devices = ctx.open(ctx.gpus(2));
-        try {
-            HostBatch probe = new BatchIterator(ctx.data().train(), PROBE).next();
-            double[] rates = throughput(devices, probe);
-            List<String> shown = new ArrayList<>();
-            for (int i = 0; i < rates.length; i++) {
-                shown.add(String.format("%s %.0f img/s", devices.get(i).id(), rates[i]));
-            }
-            ctx.out().println("measured (forward + backward, median of " + REPEATS + "): " + String.join(", ", shown));
-            ctx.out()
-                    .println("a batch of " + ctx.batchSize() + " split in proportion: "
-                            + Arrays.toString(Scatter.shardSizes(ctx.batchSize(), rates)) + " (evenly: "
-                            + Arrays.toString(Scatter.shardSizes(ctx.batchSize(), rates.length)) + ")");
-            ctx.out()
-                    .println(
-                            "Notice: a step lasts as long as its slowest device, so equal shares on unequal devices"
-                                    + " leave the fast ones idle; shares in proportion to speed make them finish together. The"
-                                    + " update is unchanged, since the gradient is summed over the whole batch whatever the split"
-                                    + " (Scatter.shardSizes splits it). Logical GPUs of one processor measure alike, up to noise.");
-        } finally {
-            devices.forEach(Device::close);
+        report(ctx, measure(ctx));
+    }
+
+    public void report(LessonContext ctx, Outcome o) {
+        List<String> shown = new ArrayList<>();
+        for (int i = 0; i < o.rates().length; i++) {
+            shown.add(String.format(Locale.ROOT, "%s %.0f", o.devices().get(i), o.rates()[i]));
         }
+        ctx.out().println("measured (forward + backward, simulated images/s): " + String.join(", ", shown));
+        for (Split s : List.of(o.even(), o.proportional())) {
+            List<String> compute = Arrays.stream(s.computeSec())
+                    .mapToObj(c -> TrainResult.seconds(c * 1e3))
+                    .toList();
+            ctx.out()
+                    .printf(
+                            Locale.ROOT,
+                            "%-13s %s: %s sec/epoch simulated, test acc %.3f; a step %s ms, the devices computing %s"
+                                    + " ms%n",
+                            s.name(),
+                            Arrays.toString(s.sizes()),
+                            TrainResult.seconds(s.simSecPerEpoch()),
+                            s.testAcc(),
+                            TrainResult.seconds(s.stepSec() * 1e3),
+                            compute);
+        }
+        ctx.out().println(sameUpdate(o).text());
+        ctx.out().println(claim(o).notice());
     }
 }
