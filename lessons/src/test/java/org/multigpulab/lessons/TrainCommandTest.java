@@ -27,6 +27,7 @@ import org.multigpulab.device.Backends;
 import org.multigpulab.device.testing.Prerequisite;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
+import org.multigpulab.lessons.plot.Curve;
 import org.multigpulab.lessons.plot.PlotFilesCheck;
 
 /** {@code ./lab train} end to end on a slice of the real data. */
@@ -230,10 +231,17 @@ class TrainCommandTest {
                 "learning curve: " + plots.resolve("learning-curve.png") + ", sec/epoch: "
                         + plots.resolve("sec-per-epoch.png"),
                 lines.getLast());
-        PlotFilesCheck.assertChart(plots, "learning-curve");
         PlotFilesCheck.assertChart(plots, "sec-per-epoch");
         assertTrue(r.out().contains("epoch 1/2: train loss "), r.out());
         RunReport parsed = RunReport.fromJson(Files.readString(report));
+        Curve loss = new Curve("train loss", Curve.YAxis.RIGHT);
+        Curve trainAcc = new Curve("train acc"), test = new Curve("test acc");
+        for (RunReport.Epoch e : parsed.epochs()) {
+            loss.add(e.epoch(), e.trainLoss());
+            trainAcc.add(e.epoch(), e.trainAcc());
+            test.add(e.epoch(), e.testAcc());
+        }
+        PlotFilesCheck.assertSeries(plots, "learning-curve", List.of(loss, trainAcc, test)); // the report's numbers
         assertEquals(RunReport.SCHEMA, parsed.schema());
         assertEquals(2, parsed.epochs().size());
         assertEquals(List.of("sim:0", "sim:1"), parsed.devices());
