@@ -42,6 +42,16 @@ public record Claim(boolean holds, String text) {
     }
 
     /**
+     * {@code value} (a drift, a share) exceeds {@code bound}: "what value > bound", else "what value ≤ bound"; the
+     * value printed with 2 significant digits.
+     */
+    public static Claim above(String what, double value, double bound) {
+        bound = shown(bound);
+        boolean holds = shown(value) > bound;
+        return new Claim(holds, what + " " + general(value) + (holds ? " > " : " ≤ ") + general(bound));
+    }
+
+    /**
      * {@code larger} exceeds {@code smaller} by more than {@code factor}: "what: larger / smaller = r > factor", else
      * "… = r ≤ factor"; the ratio printed with 2 decimals.
      */

@@ -53,6 +53,34 @@ public final class Exercise3Lesson implements Lesson {
         Traffic naive = measure(ctx, "all on device 0", AllReduceAlgorithm.NAIVE);
         Traffic spread = measure(ctx, "parameter i on device i mod k", AllReduceAlgorithm.SPREAD);
         Traffic ring = measure(ctx, "ring (every tensor in k chunks)", AllReduceAlgorithm.RING);
+        report(ctx, naive, spread, ring);
+    }
+
+    /** The same bytes cross the links with all three: naive's and the ring's totals, to 0.1 MB. */
+    static Claim sameTotal(Traffic naive, Traffic ring) {
+        return Claim.same("MB received in all, naive vs ring", naive.total() / 1e6, ring.total() / 1e6, 0.1, 1);
+    }
+
+    /** Summing parameter i on device i mod k takes load off the busiest device. */
+    static Claim spreadHelps(Traffic naive, Traffic spread) {
+        return Claim.ratioAbove("busiest device's MB, naive over spread", naive.max() / 1e6, spread.max() / 1e6, 1)
+                .and(
+                        ": no single device receives (k-1) copies of everything, and on real GPUs the reductions run"
+                                + " at once on different devices and links, so the busiest finishes sooner.",
+                        ": spreading whole parameters did not take load off the busiest device.");
+    }
+
+    /** The ring, every tensor in k chunks, balances better than whole parameters. */
+    static Claim ringBalances(Traffic spread, Traffic ring) {
+        return Claim.ratioAbove("busiest device's MB, spread over ring", spread.max() / 1e6, ring.max() / 1e6, 1)
+                .and(
+                        ": W3 is most of the gradient, so whole parameters balance poorly; chunks of every tensor"
+                                + " give every device the same share.",
+                        ": whole parameters balanced as well as chunks here.");
+    }
+
+    /** The three conclusions from the runs of {@link #measure}. */
+    public void report(LessonContext ctx, Traffic naive, Traffic spread, Traffic ring) {
         for (Traffic t : List.of(naive, spread, ring)) {
             ctx.out()
                     .printf(
@@ -65,13 +93,8 @@ public final class Exercise3Lesson implements Lesson {
                             t.max() / 1e6,
                             t.secPerEpoch());
         }
-        ctx.out()
-                .printf(
-                        "Notice: the same %.1f MB cross the links with all three, but no single device has to"
-                                + " receive (k-1) copies of everything: on real GPUs the reductions run at once on different"
-                                + " devices and links, so the busiest one finishes sooner (%.0f%% of the naive load here). W3 is"
-                                + " most of the gradient, so splitting by whole parameters balances poorly; splitting every"
-                                + " tensor into k chunks, as the ring does, gives every device the same share (%.0f%%).%n",
-                        naive.total() / 1e6, 100.0 * spread.max() / naive.max(), 100.0 * ring.max() / naive.max());
+        ctx.out().println(sameTotal(naive, ring).text());
+        ctx.out().println(spreadHelps(naive, spread).text());
+        ctx.out().println(ringBalances(spread, ring).notice());
     }
 }

@@ -37,15 +37,23 @@ public final class Exercise4Lesson implements Lesson {
         return accuracy;
     }
 
+    /**
+     * Every replica scores the same: the best and the worst replica's accuracy differ by less than one test image
+     * of {@code testImages}.
+     */
+    static Claim claim(List<Double> acc, int testImages) {
+        double best = acc.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        double worst = acc.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+        return Claim.same("test accuracy of the best and the worst replica", best, worst, 1.0 / testImages, 4)
+                .and(
+                        ", less than one test image: the allreduce leaves every replica the same gradient and every"
+                                + " replica takes the same step. The notebook's own allreduce would not (./lab lesson"
+                                + " allreduce-bug).",
+                        ": the allreduce did not reach every replica.");
+    }
+
     @Override
     public void run(LessonContext ctx) {
-        List<Double> acc = accuracies(ctx);
-        boolean same = acc.stream().distinct().count() == 1;
-        ctx.out()
-                .println("Notice: "
-                        + (same
-                                ? "every replica scores the same, because the allreduce leaves every replica the same gradient and"
-                                        + " every replica takes the same step. The notebook's own allreduce would not (./lab lesson allreduce-bug)."
-                                : "the replicas disagree: the allreduce did not reach every replica."));
+        ctx.out().println(claim(accuracies(ctx), ctx.data().test().count()).notice());
     }
 }

@@ -66,11 +66,22 @@ public final class ModelLesson implements Lesson {
                 params.subList(0, 4).stream().mapToInt(HostTensor::size).sum();
         long convFlops = new ConvShape(1, 1, 28, 28, 20, 3, 3).flops() + new ConvShape(1, 20, 13, 13, 50, 5, 5).flops();
         long denseFlops = KernelOp.Gemm.flops(1, 128, 800) + KernelOp.Gemm.flops(1, 10, 128);
+        double paramShare = convParams / model.parameters();
+        double flopShare = (double) convFlops / (convFlops + denseFlops);
         out.printf(
-                "Notice: the two convolutions hold %.0f%% of the parameters but do %.0f%% of the multiply-adds;"
-                        + " W3 alone is %.0f%% of the gradient the allreduce moves every step.%n",
-                100 * convParams / model.parameters(),
-                100.0 * convFlops / (convFlops + denseFlops),
-                100.0 * params.get(4).size() / model.parameters());
+                "the two convolutions: %.0f%% of the parameters, %.0f%% of the multiply-adds%n",
+                100 * paramShare, 100 * flopShare);
+        out.println(Claim.ratioAbove(
+                        "convolutions' share of the work over their share of the parameters", flopShare, paramShare, 1)
+                .and(": the convolutions are where the time goes.", ": the dense layers do their share of the work.")
+                .text());
+        out.println(Claim.above(
+                        "W3's share of the gradient the allreduce moves every step",
+                        params.get(4).size() / (double) model.parameters(),
+                        0.5)
+                .and(
+                        ": one dense layer is most of what the GPUs exchange.",
+                        ": no single tensor dominates the exchange.")
+                .notice());
     }
 }

@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 /**
  * Checks, in a lesson's printed output, that every comparison a {@link Claim} printed agrees with its own numbers:
- * "a vs b, |Δ| d < t" has d = |a − b| and the sign d against t; "v < t" or "v ≥ t" is true of v and t; "x / y = r >
+ * "a vs b, |Δ| d < t" has d = |a − b| and the sign d against t; "v < t", "v ≥ t", "v > t" or "v ≤ t" is true of v and t; "x / y = r >
  * f" has r = x / y, rounded. At least one claim must be present.
  */
 final class ClaimLines {
@@ -19,6 +19,7 @@ final class ClaimLines {
     private static final Pattern RATIO =
             Pattern.compile(NUMBER + " / " + NUMBER + " = " + NUMBER + " ([>≤]) " + NUMBER);
     private static final Pattern BELOW = Pattern.compile("(?<![|/=] )" + NUMBER + " ([<≥]) " + NUMBER);
+    private static final Pattern ABOVE = Pattern.compile("(?<![|/=] )" + NUMBER + " ([>≤]) " + NUMBER);
 
     private ClaimLines() {}
 
@@ -45,6 +46,12 @@ final class ClaimLines {
                 while (below.find()) {
                     double v = num(below, 1), t = num(below, 3);
                     assertEquals(v < t, below.group(2).equals("<"), "comparison in: " + line);
+                    claims++;
+                }
+                Matcher above = ABOVE.matcher(line);
+                while (above.find()) {
+                    double v = num(above, 1), t = num(above, 3);
+                    assertEquals(v > t, above.group(2).equals(">"), "comparison in: " + line);
                     claims++;
                 }
             }

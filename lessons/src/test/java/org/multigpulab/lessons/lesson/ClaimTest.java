@@ -41,6 +41,19 @@ class ClaimTest {
     }
 
     @Test
+    void aboveComparesAValueWithItsBound() {
+        Claim drift = Claim.above("replica drift", 0.123, 1e-3);
+        assertTrue(drift.holds());
+        assertEquals("replica drift 0.12 > 0.001", drift.text());
+        Claim none = Claim.above("replica drift", 0, 1e-3);
+        assertFalse(none.holds());
+        assertEquals("replica drift 0 ≤ 0.001", none.text());
+        ClaimLines.assertAgree(drift.notice() + "\n" + none.notice());
+        org.junit.jupiter.api.Assertions.assertThrows(
+                AssertionError.class, () -> ClaimLines.assertAgree("Notice: drift 0.0001 > 0.001"));
+    }
+
+    @Test
     void ratioAboveComparesTheRatioWithTheFactor() {
         Claim faster = Claim.ratioAbove("speed-up", 3.0, 1.0, 1.5);
         assertTrue(faster.holds());

@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -17,6 +18,7 @@ import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.device.testing.Prerequisite;
+import org.multigpulab.lessons.plot.Curve;
 import org.multigpulab.lessons.plot.PlotFilesCheck;
 import org.multigpulab.lessons.setup.DeviceSetup;
 
@@ -74,6 +76,11 @@ class LessonsTest {
         assertArrayEquals(new int[] {1, 10}, model.layers().getLast().shape());
         new ModelLesson().run(ctx(null));
         assertTrue(output().contains("total 129,068"), output());
+        assertEquals(2, ClaimLines.assertAgree(output()), output());
+        // W3 is 128 × 800 = 102,400 of the 129,068 parameters: 0.79 of the gradient
+        assertTrue(
+                output().contains("Notice: W3's share of the gradient the allreduce moves every step 0.79 > 0.5"),
+                output());
     }
 
     @Test
@@ -87,7 +94,7 @@ class LessonsTest {
 
     @Test
     void allreduceGivesThreeOnBothDevices() {
-        List<float[]> after = new AllreduceLesson().demo(ctx(2), true);
+        List<float[]> after = new AllreduceLesson().demo(ctx(2), true).after();
         assertArrayEquals(new float[] {3, 3}, after.get(0));
         assertArrayEquals(new float[] {3, 3}, after.get(1));
         assertTrue(
@@ -98,6 +105,22 @@ class LessonsTest {
                 output().contains(
                                 "after allreduce:\n tensor([[3., 3.]], device='sim:0') \n tensor([[3., 3.]], device='sim:1')"),
                 output());
+    }
+
+    /** On 4 devices device 0 receives 3 buffers of 2 floats, the others one each; on 2, one each. */
+    @Test
+    void allreduceClaimsTheLoadOnDeviceZeroFromFourDevicesOnly() {
+        new AllreduceLesson().run(ctx(4));
+        AllreduceLesson.Outcome four = new AllreduceLesson().demo(ctx(4), false);
+        assertEquals(List.of(24L, 8L, 8L, 8L), four.bytesReceived());
+        assertTrue(AllreduceLesson.sameSum(four).holds()
+                && AllreduceLesson.loadOnDeviceZero(four).holds());
+        AllreduceLesson.Outcome two = new AllreduceLesson().demo(ctx(2), false);
+        assertTrue(
+                !AllreduceLesson.loadOnDeviceZero(two).holds(),
+                two.bytesReceived().toString());
+        assertEquals(2, ClaimLines.assertAgree(output()), output());
+        assertTrue(output().contains("Notice: every device holds the sum 10: largest distance from it 0 < "), output());
     }
 
     @Test
@@ -142,7 +165,14 @@ class LessonsTest {
         assertTrue(
                 r.get(0).finalTestAcc() > 0.3,
                 "the slice is enough to learn: " + r.get(0).finalTestAcc());
-        PlotFilesCheck.assertChart(plots, "learning-curves");
+        List<Curve> curves = new ArrayList<>();
+        for (TrainResult result : r) {
+            Curve test = new Curve("test acc"), train = new Curve("train acc");
+            result.epochs().forEach(e -> test.add(e.epoch(), e.testAcc()));
+            result.epochs().forEach(e -> train.add(e.epoch(), e.trainAcc()));
+            curves.addAll(List.of(test, train));
+        }
+        PlotFilesCheck.assertSeries(plots, "learning-curves", curves);
     }
 
     @Test
@@ -157,6 +187,13 @@ class LessonsTest {
                 fixed.replicaAccuracy().stream().distinct().count(),
                 fixed.replicaAccuracy().toString());
         assertTrue(buggy.lastTestAcc() < fixed.lastTestAcc(), "the bug slows learning: " + buggy + " vs " + fixed);
+        lesson.report(ctx(4), buggy, fixed);
+        assertEquals(2, ClaimLines.assertAgree(output()), output());
+        assertTrue(AllreduceBugLesson.drift(buggy).holds(), output());
+        assertTrue(
+                output().contains(
+                                AllreduceBugLesson.accuracy(buggy, fixed, 1000).notice()),
+                output());
     }
 
     @Test
@@ -173,7 +210,9 @@ class LessonsTest {
         ClaimLines.assertAgree(output());
         assertTrue(output().contains(claim.notice()), output());
         PlotFilesCheck.assertChart(plots, "exercise-1-accuracy");
-        PlotFilesCheck.assertChart(plots, "exercise-1-sec-per-epoch");
+        Curve time = new Curve("wall sec/epoch");
+        rows.forEach(row -> time.add(row.gpus(), row.secPerEpoch()));
+        PlotFilesCheck.assertSeries(plots, "exercise-1-sec-per-epoch", List.of(time));
     }
 
     @Test
@@ -207,6 +246,10 @@ class LessonsTest {
         for (long bytes : ring.bytesReceived()) { // 2(k-1)/k · S a step, up to chunks of tensors k does not divide
             assertEquals(2.0 * 3 / 4 * gradientBytes * steps, bytes, 1e-4 * gradientBytes * steps, ring.toString());
         }
+        lesson.report(ctx(4), naive, spread, ring);
+        assertEquals(3, ClaimLines.assertAgree(output()), output());
+        assertTrue(Exercise3Lesson.sameTotal(naive, ring).holds(), output());
+        assertTrue(output().contains(Exercise3Lesson.ringBalances(spread, ring).notice()), output());
     }
 
     @Test
@@ -214,6 +257,10 @@ class LessonsTest {
         List<Double> acc = new Exercise4Lesson().accuracies(ctx(3));
         assertEquals(3, acc.size());
         assertEquals(1, acc.stream().distinct().count(), acc.toString());
+        Claim claim = Exercise4Lesson.claim(acc, 1000);
+        assertTrue(claim.holds(), claim.text());
+        assertTrue(!Exercise4Lesson.claim(List.of(0.8, 0.8, 0.79), 1000).holds(), "ten images apart");
+        ClaimLines.assertAgree(claim.notice());
     }
 
     @Test
