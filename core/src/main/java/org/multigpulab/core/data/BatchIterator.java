@@ -48,6 +48,27 @@ public final class BatchIterator implements Iterator<HostBatch> {
         this.y = new float[rows];
     }
 
+    /**
+     * The batches of epoch {@code epoch} (1, 2, …) of a run with random seed {@code seed}: shuffled by a generator
+     * seeded with {@code seed + epoch - 1}, as PyTorch's {@code DistributedSampler} seeds each epoch, or in the
+     * stored order when {@code shuffle} is false. An epoch's order is a function of the seed and the epoch alone,
+     * so a run resumed in epoch e shuffles it as the uninterrupted run did.
+     */
+    public static BatchIterator ofEpoch(Dataset data, int batchSize, boolean shuffle, long seed, int epoch) {
+        return new BatchIterator(data, batchSize, shuffle ? new Random(seed + epoch - 1) : null);
+    }
+
+    /** Passes over the next {@code batches} batches without reading them, as if {@link #next()} had returned them. */
+    public void skip(int batches) {
+        if (batches < 0) {
+            throw new IllegalArgumentException("cannot skip " + batches + " batches");
+        }
+        for (int i = 0; i < batches && hasNext(); i++) {
+            position += Math.min(batchSize, order.length - position);
+            number++;
+        }
+    }
+
     /** Number of batches in an epoch of {@code count} samples. */
     public static int batchesPerEpoch(int count, int batchSize) {
         return (count + batchSize - 1) / batchSize;

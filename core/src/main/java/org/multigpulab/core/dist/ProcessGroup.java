@@ -29,6 +29,27 @@ public interface ProcessGroup extends AutoCloseable {
     void broadcast(float[] data, int root);
 
     /**
+     * Whether every rank passed the same {@code value} (a hash of what each read, say); every rank gets the same
+     * answer. One {@link #allReduce(double[])} of the value's four 16-bit pieces and their squares: the ranks agree
+     * exactly when, for each piece, size · Σ piece² equals (Σ piece)², all sums exact in a double.
+     */
+    default boolean allAgree(long value) {
+        double[] sums = new double[8];
+        for (int i = 0; i < 4; i++) {
+            double piece = (value >>> (16 * i)) & 0xffff;
+            sums[i] = piece;
+            sums[4 + i] = piece * piece;
+        }
+        allReduce(sums);
+        for (int i = 0; i < 4; i++) {
+            if (size() * sums[4 + i] != sums[i] * sums[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Ends every process of the group because this one cannot go on; {@code why} is printed first. Does not
      * return.
      */

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.data.BatchIterator;
@@ -202,21 +201,39 @@ public final class DataParallelTrainer implements AutoCloseable {
      * training loop timed with the devices synchronized, then the test accuracy on device 0.
      */
     public TrainResult train(FashionMnist.Splits data, TrainingListener listener) {
+        return train(data, listener, TrainingState.START, Checkpoints.NONE);
+    }
+
+    /**
+     * {@link #train(FashionMnist.Splits, TrainingListener)} from {@code from}, a state this run was checkpointed
+     * in (the replicas must hold the parameters saved with it), handing {@code checkpoints} the state after every
+     * epoch and every {@link Checkpoints#everySteps()} steps. Resumed on the same devices and backend, it gives
+     * the parameters and figures of the uninterrupted run bit for bit.
+     */
+    public TrainResult train(
+            FashionMnist.Splits data, TrainingListener listener, TrainingState from, Checkpoints checkpoints) {
         int batches = BatchIterator.batchesPerEpoch(data.train().count(), config.batchSize());
+        checkResumable(from, batches);
         listener.onStart(new TrainingListener.Start(
                 deviceIds(),
                 config.epochs(),
                 batches,
                 data.train().count(),
-                data.test().count()));
-        Random shuffle = new Random(config.seed());
-        List<TrainingListener.EpochDone> epochs = new ArrayList<>();
-        for (int epoch = 1; epoch <= config.epochs(); epoch++) {
-            double lossSum = 0;
-            long correct = 0;
-            double simStart = simulatedNow();
+                data.test().count(),
+                from));
+        // The sums of a resumed epoch are over all processes: rank 0 carries them on, the others start at zero
+        boolean carries = config.processGroup().rank() == 0;
+        List<TrainingListener.EpochDone> epochs = new ArrayList<>(from.finished());
+        for (int epoch = from.epoch(); epoch <= config.epochs(); epoch++) {
+            boolean resumed = epoch == from.epoch();
+            double lossSum = resumed && carries ? from.lossSum() : 0;
+            long correct = resumed && carries ? from.correct() : 0;
+            double wallBefore = resumed ? from.wallSec() : 0;
+            double simStart = simulatedNow() - (resumed ? from.simSec() : 0);
             long start = System.nanoTime();
-            BatchIterator it = new BatchIterator(data.train(), config.batchSize(), config.shuffle() ? shuffle : null);
+            BatchIterator it =
+                    BatchIterator.ofEpoch(data.train(), config.batchSize(), config.shuffle(), config.seed(), epoch);
+            it.skip(resumed ? from.batchesDone() : 0);
             while (it.hasNext()) {
                 HostBatch batch = it.next();
                 BatchStats stats = trainBatch(batch, config.lr(), epoch);
@@ -225,8 +242,28 @@ public final class DataParallelTrainer implements AutoCloseable {
                 correct += stats.correct();
                 listener.onBatch(new TrainingListener.BatchDone(
                         epoch, batch.number(), batches, stats.samples(), stats.lossSum(), stats.correct()));
+                long step = (long) (epoch - 1) * batches + batch.number();
+                if (checkpoints.saves()
+                        && checkpoints.everySteps() > 0
+                        && step % checkpoints.everySteps() == 0
+                        && batch.number() < batches) {
+                    // The epoch's checkpoint follows its last batch; this one is for a stop inside the epoch
+                    List<HostTensor> params = parameters();
+                    double[] sums = {lossSum, correct};
+                    config.processGroup().allReduce(sums);
+                    checkpoints.save(
+                            new TrainingState(
+                                    epoch,
+                                    batch.number(),
+                                    sums[0],
+                                    Math.round(sums[1]),
+                                    wallBefore + (System.nanoTime() - start) / 1e9,
+                                    simulatedNow() - simStart,
+                                    epochs),
+                            params);
+                }
             }
-            double wallSec = (System.nanoTime() - start) / 1e9;
+            double wallSec = wallBefore + (System.nanoTime() - start) / 1e9;
             double simSec = simulatedNow() - simStart;
             double[] sums = {lossSum, correct};
             config.processGroup().allReduce(sums);
@@ -244,11 +281,28 @@ public final class DataParallelTrainer implements AutoCloseable {
                     simSec);
             epochs.add(done);
             listener.onEpoch(done);
+            if (checkpoints.saves()) {
+                checkpoints.save(TrainingState.after(epochs), parameters());
+            }
         }
         return new TrainResult(
                 deviceIds(),
                 List.copyOf(epochs),
                 timeline().map(Timeline::description).orElse(null));
+    }
+
+    private void checkResumable(TrainingState from, int batches) {
+        if (from.finished().size() > config.epochs()) {
+            throw new IllegalArgumentException(
+                    "the run to resume has finished " + from.finished().size()
+                            + " epochs, more than the " + config.epochs() + " asked for; ask for "
+                            + from.finished().size()
+                            + " or more");
+        }
+        if (from.batchesDone() > batches) {
+            throw new IllegalArgumentException("the run to resume is at batch " + from.batchesDone()
+                    + " of an epoch that has " + batches + " batches");
+        }
     }
 
     /** The simulated time of the devices, when a cost model times them (backend {@code sim}). */

@@ -9,8 +9,17 @@ import org.multigpulab.device.DeviceId;
  */
 public interface TrainingListener {
 
-    /** Training starts: the devices, and how many batches each epoch has. */
-    record Start(List<DeviceId> devices, int epochs, int batchesPerEpoch, int trainSamples, int testSamples) {}
+    /**
+     * Training starts: the devices, how many batches each epoch has, and where it starts ({@link
+     * TrainingState#START}, or the state of a checkpointed run it resumes, with the epochs that run finished).
+     */
+    record Start(
+            List<DeviceId> devices,
+            int epochs,
+            int batchesPerEpoch,
+            int trainSamples,
+            int testSamples,
+            TrainingState from) {}
 
     /** A mini-batch finished: its summed loss and number of correct predictions over {@code samples}. */
     record BatchDone(int epoch, int batch, int batchesPerEpoch, int samples, double lossSum, int correct) {}
