@@ -7,22 +7,27 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.model.ParameterSpec;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.train.Checkpoint;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
+import org.multigpulab.core.train.TrainingState;
 import org.multigpulab.device.Device;
 import org.multigpulab.lessons.console.EpochLog;
 import org.multigpulab.lessons.console.ProgressBars;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.AtomicFile;
+import org.multigpulab.lessons.files.CheckpointFile;
 import org.multigpulab.lessons.files.ChromeTrace;
+import org.multigpulab.lessons.files.KillPoints;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
 import org.multigpulab.lessons.plot.Curve;
@@ -149,6 +154,9 @@ final class TrainCommand implements Callable<Integer> {
             description = "Save the trained parameters as safetensors (LeNet: W1 b1 ... b4; MLP: W1 b1 W2 b2).")
     Path save;
 
+    @CommandLine.Mixin
+    CheckpointOptions checkpoints;
+
     @Option(names = "--report", paramLabel = "FILE", description = "Write a JSON run report (schema in the README).")
     Path report;
 
@@ -193,6 +201,7 @@ final class TrainCommand implements Callable<Integer> {
         if (report != null) {
             AtomicFile.checkWritable("--report", report);
         }
+        checkpoints.check(load);
         ProcessGroup group = joinGroup();
         try {
             return train(group, deviceSetup, devices, model, allReduce);
@@ -222,13 +231,35 @@ final class TrainCommand implements Callable<Integer> {
         // Only rank 0 prints, plots, saves and reports; the others train in silence.
         boolean lead = group.rank() == 0;
         boolean talk = lead && !quiet;
-        List<HostTensor> init = fromRankZero(group, load == null ? model.initParams(seed) : loadParams(load, model));
         DataSetup data = DataSetup.load(dataOptions.data, dataOptions.trainSamples, dataOptions.testSamples);
         FashionMnist.Splits splits = data.splits();
         TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug)
                 .withAllReduce(allReduce)
                 .withBucketBytes(bucketMb == null ? 0 : Math.round(bucketMb * 1e6))
                 .withProcessGroup(group);
+        Path plots = lead ? PlotDir.choose(plotDir) : null;
+        boolean checkpointed = checkpoints.checkpoint != null || checkpoints.resume != null;
+        Checkpoint.Run run = checkpointed ? Checkpoint.Run.of(model, config, splits, allreduce) : null;
+        CheckpointFile.Placement placement = new CheckpointFile.Placement(
+                devicesOptions.backend,
+                devicesOptions.physical,
+                devices,
+                group.size(),
+                plots == null ? null : plots.toString());
+        TrainingState from = TrainingState.START;
+        List<HostTensor> init;
+        if (checkpoints.resume != null) {
+            CheckpointOptions.Resumed resumed = checkpoints.read(group, model, run);
+            from = resumed.state();
+            init = resumed.params();
+            if (talk) {
+                out.println(resumeLine(
+                        resumed, BatchIterator.batchesPerEpoch(splits.train().count(), batchSize), placement));
+            }
+        } else {
+            init = load == null ? model.initParams(seed) : loadParams(load, model);
+        }
+        init = fromRankZero(group, init);
 
         List<Device> opened = deviceSetup.open(devices);
         StartupClock startup = new StartupClock();
@@ -236,6 +267,9 @@ final class TrainCommand implements Callable<Integer> {
         ProgressBars bars = talk && ProgressBars.wanted(quiet) ? new ProgressBars() : null;
         if (bars != null) {
             listeners.add(bars);
+        }
+        if (KillPoints.enabled()) {
+            listeners.add(KillPoints.listener());
         }
         if (talk) {
             listeners.add(new EpochLog(out));
@@ -250,7 +284,6 @@ final class TrainCommand implements Callable<Integer> {
         }
         LearningCurve curve = null;
         try (DataParallelTrainer trainer = new DataParallelTrainer(opened, model, init, config)) {
-            Path plots = lead ? PlotDir.choose(plotDir) : null;
             if (lead) {
                 // d2l's three curves, in its legend's order: train loss, train acc, test acc
                 Curve loss = new Curve("train loss (right axis)", Curve.YAxis.RIGHT);
@@ -260,7 +293,8 @@ final class TrainCommand implements Callable<Integer> {
                 listeners.add(curve.listener(test, train, loss));
                 listeners.add(new EpochTimes("sec/epoch, " + run, plots, "sec-per-epoch"));
             }
-            TrainResult result = trainer.train(splits, TrainingListener.all(listeners));
+            TrainResult result = trainer.train(
+                    splits, TrainingListener.all(listeners), from, checkpoints.sink(group, run, placement));
             if (!lead) {
                 return 0;
             }
@@ -386,6 +420,17 @@ final class TrainCommand implements Callable<Integer> {
 
     private static final int NOTEBOOK_STEPS = 235;
 
+    /**
+     * {@code resuming FILE at epoch 2, batch 7 of 16}, and what changed since the checkpoint: {@code (devices per
+     * process 2 → 1, processes 1 → 2)}.
+     */
+    private String resumeLine(CheckpointOptions.Resumed resumed, int batches, CheckpointFile.Placement now) {
+        TrainingState at = resumed.state();
+        List<String> changes = now.changesSince(resumed.placement());
+        return "resuming " + checkpoints.resume + " at epoch " + at.epoch() + ", batch " + at.batchesDone() + " of "
+                + batches + (changes.isEmpty() ? "" : " (" + String.join(", ", changes) + ")");
+    }
+
     /** Every rank starts from rank 0's parameters, as DDP broadcasts them. */
     private static List<HostTensor> fromRankZero(ProcessGroup group, List<HostTensor> params) {
         if (group.size() == 1) {
@@ -417,6 +462,7 @@ final class TrainCommand implements Callable<Integer> {
 
     private static List<HostTensor> loadParams(Path file, Model model) {
         return SafeTensors.matching(
+                "--load",
                 file,
                 SafeTensors.read(file),
                 model.parameters().stream().map(ParameterSpec::name).toList(),

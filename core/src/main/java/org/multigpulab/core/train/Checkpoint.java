@@ -5,6 +5,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.HostTensor;
@@ -74,8 +75,8 @@ public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) 
         }
 
         private static void compare(List<Difference> d, String field, Object checkpointed, Object resumed) {
-            if (!checkpointed.equals(resumed)) {
-                d.add(new Difference(field, checkpointed.toString(), resumed.toString()));
+            if (!Objects.equals(checkpointed, resumed)) {
+                d.add(new Difference(field, String.valueOf(checkpointed), String.valueOf(resumed)));
             }
         }
     }

@@ -34,11 +34,21 @@ public final class SafeTensors {
 
     /** Writes {@code tensors} to {@code file}, atomically. */
     public static void write(Path file, List<HostTensor> tensors) {
+        byte[] bytes = encode(tensors, Map.of());
+        AtomicFile.write(file, out -> out.write(bytes));
+    }
+
+    /**
+     * The file's bytes for {@code tensors}, with {@code metadata} (string values, as the format requires) in the
+     * header's {@code __metadata__} beside {@code format} and {@code producer}.
+     */
+    public static byte[] encode(List<HostTensor> tensors, Map<String, String> metadata) {
         JsonObject header = new JsonObject();
-        JsonObject metadata = new JsonObject();
-        metadata.addProperty("format", "pt");
-        metadata.addProperty("producer", "multigpu-lab");
-        header.add("__metadata__", metadata);
+        JsonObject meta = new JsonObject();
+        meta.addProperty("format", "pt");
+        meta.addProperty("producer", "multigpu-lab");
+        metadata.forEach(meta::addProperty);
+        header.add("__metadata__", meta);
         long offset = 0;
         for (HostTensor t : tensors) {
             JsonObject entry = new JsonObject();
@@ -57,31 +67,40 @@ public final class SafeTensors {
         }
         byte[] json = header.toString().getBytes(StandardCharsets.UTF_8);
         int padded = (json.length + 7) / 8 * 8; // the data starts 8-byte aligned
-        ByteBuffer head = ByteBuffer.allocate(8 + padded).order(ByteOrder.LITTLE_ENDIAN);
-        head.putLong(padded).put(json);
-        while (head.hasRemaining()) {
-            head.put((byte) ' ');
+        ByteBuffer bytes =
+                ByteBuffer.allocate(Math.toIntExact(8 + padded + offset)).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.putLong(padded).put(json);
+        while (bytes.position() < 8 + padded) {
+            bytes.put((byte) ' ');
         }
-        AtomicFile.write(file, out -> {
-            out.write(head.array());
-            for (HostTensor t : tensors) {
-                ByteBuffer data = ByteBuffer.allocate(4 * t.size()).order(ByteOrder.LITTLE_ENDIAN);
-                data.asFloatBuffer().put(t.values());
-                out.write(data.array());
-            }
-        });
+        for (HostTensor t : tensors) {
+            bytes.asFloatBuffer().put(t.values());
+            bytes.position(bytes.position() + 4 * t.size());
+        }
+        return bytes.array();
     }
+
+    /** What a file holds: its tensors, in the order of their data, and the header's {@code __metadata__}. */
+    public record Contents(List<HostTensor> tensors, Map<String, String> metadata) {}
 
     /** Reads every tensor of {@code file}, in the order of their data. */
     public static List<HostTensor> read(Path file) {
-        byte[] bytes;
+        return decode(file, readBytes(file)).tensors();
+    }
+
+    /** The bytes of {@code file}; a missing or unreadable file is the user's error. */
+    public static byte[] readBytes(Path file) {
         try {
-            bytes = Files.readAllBytes(file);
+            return Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
             throw new UserError(file + ": no such file");
         } catch (IOException e) {
             throw new UserError(file + ": cannot read it (" + e.getMessage() + ")");
         }
+    }
+
+    /** The tensors and metadata in {@code bytes}, read from {@code file} (named in errors). */
+    public static Contents decode(Path file, byte[] bytes) {
         if (bytes.length < 8) {
             throw corrupt(file, "it is " + bytes.length + " bytes long, shorter than the 8-byte header length");
         }
@@ -105,8 +124,10 @@ public final class SafeTensors {
             throw corrupt(file, "its header is not valid JSON");
         }
         Map<Long, HostTensor> byOffset = new TreeMap<>();
+        Map<String, String> metadata = new LinkedHashMap<>();
         for (Map.Entry<String, JsonElement> e : header.entrySet()) {
             if (e.getKey().equals("__metadata__")) {
+                metadata = metadata(file, e.getValue());
                 continue;
             }
             HostTensor t = tensor(file, e.getKey(), e.getValue(), bytes, dataStart);
@@ -119,7 +140,22 @@ public final class SafeTensors {
                 throw corrupt(file, "two tensors start at byte " + begin);
             }
         }
-        return List.copyOf(byOffset.values());
+        return new Contents(List.copyOf(byOffset.values()), Map.copyOf(metadata));
+    }
+
+    private static Map<String, String> metadata(Path file, JsonElement value) {
+        if (!value.isJsonObject()) {
+            throw corrupt(file, "its __metadata__ is not a JSON object");
+        }
+        Map<String, String> metadata = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonElement> m : value.getAsJsonObject().entrySet()) {
+            if (!m.getValue().isJsonPrimitive()
+                    || !m.getValue().getAsJsonPrimitive().isString()) {
+                throw corrupt(file, "its __metadata__ entry " + m.getKey() + " is not a string");
+            }
+            metadata.put(m.getKey(), m.getValue().getAsString());
+        }
+        return metadata;
     }
 
     private static HostTensor tensor(Path file, String name, JsonElement value, byte[] bytes, int dataStart) {
@@ -166,28 +202,28 @@ public final class SafeTensors {
     }
 
     /**
-     * Checks that {@code tensors} are exactly the named tensors with the shapes of {@code expected}, and returns
-     * them in that order.
+     * Checks that {@code tensors}, read from {@code file} given with {@code option} ({@code --load}), are exactly
+     * the named tensors with the shapes of {@code expected}, and returns them in that order.
      */
     public static List<HostTensor> matching(
-            Path file, List<HostTensor> tensors, List<String> names, List<int[]> shapes) {
+            String option, Path file, List<HostTensor> tensors, List<String> names, List<int[]> shapes) {
         Map<String, HostTensor> byName = new LinkedHashMap<>();
         tensors.forEach(t -> byName.put(t.name(), t));
         List<HostTensor> ordered = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
             HostTensor t = byName.remove(names.get(i));
             if (t == null) {
-                throw new UserError("--load " + file + " has no tensor " + names.get(i) + "; it holds "
+                throw new UserError(option + " " + file + " has no tensor " + names.get(i) + "; it holds "
                         + tensors.stream().map(HostTensor::name).toList() + " but the model needs " + names);
             }
             if (!Arrays.equals(t.shape(), shapes.get(i))) {
-                throw new UserError("--load " + file + ": tensor " + t.name() + " has shape " + t.shapeText()
+                throw new UserError(option + " " + file + ": tensor " + t.name() + " has shape " + t.shapeText()
                         + " but the model's " + t.name() + " is " + Arrays.toString(shapes.get(i)));
             }
             ordered.add(t);
         }
         if (!byName.isEmpty()) {
-            throw new UserError("--load " + file + " holds tensors the model does not have: " + byName.keySet());
+            throw new UserError(option + " " + file + " holds tensors the model does not have: " + byName.keySet());
         }
         return List.copyOf(ordered);
     }

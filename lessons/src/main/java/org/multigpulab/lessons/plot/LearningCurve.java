@@ -35,7 +35,8 @@ public final class LearningCurve {
 
     /**
      * A listener that adds each epoch of one run to {@code test}, {@code train} and, unless null, the mean training
-     * loss to {@code loss} (a {@link Curve.YAxis#RIGHT} curve), and redraws.
+     * loss to {@code loss} (a {@link Curve.YAxis#RIGHT} curve), and redraws; a resumed run's curve starts with the
+     * epochs its checkpoint had finished.
      */
     public TrainingListener listener(Curve test, Curve train, Curve loss) {
         return new TrainingListener() {
@@ -47,6 +48,7 @@ public final class LearningCurve {
                         Charts.rightAxis(c, "loss", lossAxisMax);
                     }
                 });
+                start.from().finished().forEach(this::onEpoch);
             }
 
             @Override

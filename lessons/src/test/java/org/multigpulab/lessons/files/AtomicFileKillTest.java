@@ -4,18 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -82,57 +77,24 @@ class AtomicFileKillTest {
      * it reported its first version, and returns the last version it reported.
      */
     private int killWhileWriting(Path target, int current, int delayMs, String run) throws Exception {
-        Path log = dir.resolve("writer.log");
-        Process writer = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m",
-                        "-XX:+UseSerialGC",
-                        "-XX:TieredStopAtLevel=1",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        VersionWriter.class.getName(),
-                        target.toString(),
-                        Integer.toString(current + 1))
-                .redirectError(log.toFile())
-                .start();
-        try {
-            BufferedReader reports = writer.inputReader();
-            String first = firstReport(reports, run, log);
+        try (ChildJvm writer = ChildJvm.start(
+                List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                VersionWriter.class.getName(),
+                List.of(target.toString(), Integer.toString(current + 1)),
+                dir.resolve("writer.log"))) {
+            String first = writer.readLine(FIRST_REPORT_LIMIT_S, run);
+            if (first == null) {
+                fail(run + ": the writer ended before writing a version: " + writer.errors());
+            }
             Thread.sleep(delayMs);
-            assertTrue(writer.isAlive(), run + ": the writer stopped before the kill: " + Files.readString(log));
-            writer.toHandle().destroyForcibly(); // unlike Process's, it leaves the reports unread in the pipe
-            assertTrue(writer.waitFor(30, TimeUnit.SECONDS), run + ": the killed writer did not end");
+            assertTrue(writer.isAlive(), run + ": the writer stopped before the kill: " + writer.errors());
+            writer.kill();
             List<String> lines =
-                    Stream.concat(Stream.of(first), reports.lines()).toList();
+                    Stream.concat(Stream.of(first), writer.rest().stream()).toList();
             String last = lines.getLast();
             assertTrue(last.startsWith(REPORT), run + ": the writer printed " + lines);
             return Integer.parseInt(last.substring(REPORT.length()));
-        } finally {
-            writer.destroyForcibly();
         }
-    }
-
-    private static String firstReport(BufferedReader reports, String run, Path log) throws Exception {
-        String first;
-        try {
-            first = CompletableFuture.supplyAsync(() -> {
-                        try {
-                            return reports.readLine();
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    })
-                    .get(FIRST_REPORT_LIMIT_S, TimeUnit.SECONDS);
-        } catch (TimeoutException | ExecutionException e) {
-            throw new AssertionError(
-                    run + ": the writer reported no version within " + FIRST_REPORT_LIMIT_S + " s (" + e
-                            + "); its errors: " + Files.readString(log),
-                    e);
-        }
-        if (first == null) {
-            fail(run + ": the writer ended before writing a version: " + Files.readString(log));
-        }
-        return first;
     }
 
     /** The version {@code file} holds, after checking it is byte for byte what writing that version gives. */
