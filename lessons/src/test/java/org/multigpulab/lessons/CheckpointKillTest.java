@@ -35,8 +35,8 @@ import org.multigpulab.lessons.files.RunReport;
 class CheckpointKillTest {
 
     private static final int KILLS = 10;
-    /** 1,024 images in batches of 64: 16 steps an epoch; a checkpoint every 3 steps and after each epoch. */
-    private static final int BATCHES = 16, EVERY = 3, EPOCHS = 2;
+    /** 512 images in batches of 64: 8 steps an epoch; a checkpoint every 3 steps and after each epoch. */
+    private static final int BATCHES = 8, EVERY = 3, EPOCHS = 2;
     /** Bounds a run that never reaches its point, so a broken one fails the test instead of hanging it. */
     private static final int POINT_LIMIT_S = 60;
 
@@ -51,9 +51,9 @@ class CheckpointKillTest {
                 "--gpus",
                 "2",
                 "--train-samples",
-                "1024",
+                "512",
                 "--test-samples",
-                "256",
+                "128",
                 "--batch-size",
                 "64",
                 "--epochs",
