@@ -21,7 +21,8 @@ public final class Lessons {
             new ConciseExercise1Lesson(),
             new ConciseExercise2Lesson(),
             new ScalingLesson(),
-            new MultiProcessLesson());
+            new MultiProcessLesson(),
+            new CheckpointLesson());
 
     private Lessons() {}
 

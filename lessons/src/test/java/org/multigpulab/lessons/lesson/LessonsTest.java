@@ -59,7 +59,7 @@ class LessonsTest {
 
     @Test
     void everyLessonIsListedOnceWithASummary() {
-        assertEquals(15, Lessons.ALL.size());
+        assertEquals(16, Lessons.ALL.size());
         assertEquals(
                 Lessons.ALL.size(),
                 Lessons.ALL.stream().map(Lesson::name).distinct().count());
@@ -363,5 +363,28 @@ class LessonsTest {
         PlotFilesCheck.assertChart(plots, "multi-process-sec-per-epoch");
         PlotFilesCheck.assertChart(plots, "multi-process-allreduce");
         assertTrue(output().contains("4 ranks: test acc"), output());
+    }
+
+    /**
+     * A run killed with SIGKILL in its second epoch and resumed from its checkpoint ends with the parameters of the
+     * run never stopped, every one bit for bit, and the same test accuracy after every epoch.
+     */
+    @Test
+    void aKilledRunResumesToTheSameParameters() throws Exception {
+        Synthetic.realDataDir();
+        CheckpointLesson lesson = new CheckpointLesson();
+        LessonContext ctx = ctx(2, 1024, 256, 2, 32);
+        CheckpointLesson.Outcome o = lesson.demo(ctx);
+        assertEquals(2, o.checkpointed().epoch(), "killed once epoch 2 had a checkpoint");
+        assertTrue(o.checkpointed().batchesDone() > 0, "inside epoch 2");
+        assertEquals(0, o.differing(), o.differing() + " of " + o.parameters() + " parameters differ");
+        assertEquals(129_068, o.parameters());
+        assertEquals(
+                o.whole().stream().map(e -> e.testAcc()).toList(),
+                o.resumed().stream().map(e -> e.testAcc()).toList());
+        lesson.report(ctx, o);
+        assertTrue(output().contains("Notice: the run killed in epoch 2 resumed"), output());
+        assertTrue(output().contains(" 0 of its 129,068 parameters differ"), output());
+        PlotFilesCheck.assertChart(plots, "checkpoint-learning-curve");
     }
 }
