@@ -244,20 +244,31 @@ public final class CheckpointLesson implements Lesson {
                 ctx.plots(),
                 "checkpoint-learning-curve");
         TrainingState at = o.checkpointed();
+        boolean sameCurve = accuracies(o.resumed()).equals(accuracies(o.whole()));
+        Claim parameters = new Claim(
+                o.differing() == 0,
+                String.format(
+                        Locale.ROOT,
+                        "%s: %,d of %,d parameters differ from those of the run never stopped",
+                        o.differing() == 0 ? "the same parameters, bit for bit" : "other parameters",
+                        o.differing(),
+                        o.parameters()));
         ctx.out()
                 .printf(
-                        "Notice: the run killed in epoch 2 resumed from its last checkpoint (epoch %d, batch %d of %d)"
-                                + " and repeated only the steps after it; its curve goes on (test acc %s) as the run"
-                                + " that never stopped (%s), and %,d of its %,d parameters differ from that run's"
-                                + " bit for bit: parameters, position and the shuffle seed are all a step depends on"
-                                + " (SGD here has no momentum). Plot: %s%n",
+                        "Notice: the run killed in epoch 2 resumed from its last checkpoint (epoch %d, batch %d of %d),"
+                                + " repeating only the steps after it; its curve goes on (test acc %s) %s the run"
+                                + " never stopped (%s); %s%s. Plot: %s%n",
                         at.epoch(),
                         at.batchesDone(),
                         o.batchesPerEpoch(),
                         accuracies(o.resumed()),
+                        sameCurve ? "as" : "apart from",
                         accuracies(o.whole()),
-                        o.differing(),
-                        o.parameters(),
+                        parameters.text(),
+                        parameters.holds()
+                                ? ", since parameters, position and the shuffle seed are all a step depends on (SGD"
+                                        + " here has no momentum)"
+                                : "",
                         ctx.plots().resolve("checkpoint-learning-curve.png"));
     }
 

@@ -384,7 +384,7 @@ class LessonsTest {
                 o.resumed().stream().map(e -> e.testAcc()).toList());
         lesson.report(ctx, o);
         assertTrue(output().contains("Notice: the run killed in epoch 2 resumed"), output());
-        assertTrue(output().contains(" 0 of its 129,068 parameters differ"), output());
+        assertTrue(output().contains("the same parameters, bit for bit: 0 of 129,068 parameters differ"), output());
         PlotFilesCheck.assertChart(plots, "checkpoint-learning-curve");
     }
 }
