@@ -239,7 +239,7 @@ final class TrainCommand implements Callable<Integer> {
                 .withProcessGroup(group);
         Path plots = lead ? PlotDir.choose(plotDir) : null;
         boolean checkpointed = checkpoints.checkpoint != null || checkpoints.resume != null;
-        Checkpoint.Run run = checkpointed ? Checkpoint.Run.of(model, config, splits, allreduce) : null;
+        Checkpoint.Run identity = checkpointed ? Checkpoint.Run.of(model, config, splits, allreduce) : null;
         CheckpointFile.Placement placement = new CheckpointFile.Placement(
                 devicesOptions.backend,
                 devicesOptions.physical,
@@ -249,7 +249,7 @@ final class TrainCommand implements Callable<Integer> {
         TrainingState from = TrainingState.START;
         List<HostTensor> init;
         if (checkpoints.resume != null) {
-            CheckpointOptions.Resumed resumed = checkpoints.read(group, model, run);
+            CheckpointOptions.Resumed resumed = checkpoints.read(group, model, identity);
             from = resumed.state();
             init = resumed.params();
             if (talk) {
@@ -294,7 +294,7 @@ final class TrainCommand implements Callable<Integer> {
                 listeners.add(new EpochTimes("sec/epoch, " + run, plots, "sec-per-epoch"));
             }
             TrainResult result = trainer.train(
-                    splits, TrainingListener.all(listeners), from, checkpoints.sink(group, run, placement));
+                    splits, TrainingListener.all(listeners), from, checkpoints.sink(group, identity, placement));
             if (!lead) {
                 return 0;
             }

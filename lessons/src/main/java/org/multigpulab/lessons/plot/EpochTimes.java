@@ -7,7 +7,8 @@ import org.multigpulab.core.train.TrainingListener;
 /**
  * Seconds per epoch against the epoch: the wall time on this machine against the left axis and, on simulated
  * GPUs, the time the modelled GPUs would take against the right one (the two differ by orders of magnitude),
- * saved after every epoch into {@code NAME.png|svg}.
+ * saved after every epoch into {@code NAME.png|svg}; a resumed run's chart starts with the epochs its checkpoint
+ * had finished.
  */
 public final class EpochTimes implements TrainingListener {
 
@@ -25,6 +26,7 @@ public final class EpochTimes implements TrainingListener {
     @Override
     public void onStart(Start start) {
         chart.update(c -> Charts.epochAxis(c, start.epochs()));
+        start.from().finished().forEach(this::onEpoch);
     }
 
     @Override
