@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.ParameterDistance;
+import org.multigpulab.core.model.UpdateDistance;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.SafeTensors;
 import picocli.CommandLine;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         description = {
             "Compare two safetensors files of the model's parameters (from train --save).",
-            "Prints ||A - B|| / ||B|| over all parameters and the largest difference per tensor."
+            "Prints ||A - B|| / ||B|| over all parameters and the largest difference per tensor;",
+            "with --from START, how far the updates START -> A and START -> B are apart, tensor by tensor."
         })
 final class CompareCommand implements Callable<Integer> {
 
@@ -34,9 +36,17 @@ final class CompareCommand implements Callable<Integer> {
     Path b;
 
     @Option(
+            names = "--from",
+            paramLabel = "START",
+            description = "The parameters both trainings started from: compare the updates, per tensor"
+                    + " ||(A - START) - (B - START)|| / ||B - START||, instead of the parameters.")
+    Path from;
+
+    @Option(
             names = "--tolerance",
             paramLabel = "REL",
-            description = "Exit with status 1 when the relative distance exceeds REL.")
+            description =
+                    "Exit with status 1 when the relative distance (with --from: the worst tensor's) exceeds" + " REL.")
     Double tolerance;
 
     @Option(names = "--debug", description = "Show stack traces of errors.")
@@ -65,7 +75,20 @@ final class CompareCommand implements Callable<Integer> {
         }
         double relative = ParameterDistance.relative(x, y);
         out.printf("relative distance ||A - B|| / ||B|| = %.3g%n", relative);
+        if (from != null) {
+            UpdateDistance updates = updates(SafeTensors.read(from), x, y);
+            out.printf("updates from %s: %s%n", from, updates);
+            relative = updates.worst().relative();
+        }
         out.flush();
         return tolerance != null && !(relative <= tolerance) ? Lab.EXIT_FAILED : 0;
+    }
+
+    private UpdateDistance updates(List<HostTensor> start, List<HostTensor> x, List<HostTensor> y) {
+        try {
+            return UpdateDistance.of(start, x, y);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(from + " does not hold the parameters " + a + " and " + b + " hold: " + e.getMessage());
+        }
     }
 }

@@ -167,6 +167,12 @@ final class TrainCommand implements Callable<Integer> {
                     "Where the learning curve and the sec/epoch chart go (PNG and SVG). Default: runs/<date>T<time>/.")
     Path plotDir;
 
+    @Option(
+            names = "--no-plot",
+            description = "Draw no learning curve: for a machine without fonts or Java's desktop module, such as the"
+                    + " GPU check's (scripts/gpu/).")
+    boolean noPlot;
+
     @Option(names = "--quiet", description = "Print only the final line; no progress bar, no window.")
     boolean quiet;
 
@@ -237,7 +243,7 @@ final class TrainCommand implements Callable<Integer> {
                 .withAllReduce(allReduce)
                 .withBucketBytes(bucketMb == null ? 0 : Math.round(bucketMb * 1e6))
                 .withProcessGroup(group);
-        Path plots = lead ? PlotDir.choose(plotDir) : null;
+        Path plots = lead && !noPlot ? PlotDir.choose(plotDir) : null;
         boolean checkpointed = checkpoints.checkpoint != null || checkpoints.resume != null;
         Checkpoint.Run identity = checkpointed ? Checkpoint.Run.of(model, config, splits, allreduce) : null;
         CheckpointFile.Placement placement = new CheckpointFile.Placement(
@@ -284,7 +290,7 @@ final class TrainCommand implements Callable<Integer> {
         }
         LearningCurve curve = null;
         try (DataParallelTrainer trainer = new DataParallelTrainer(opened, model, init, config)) {
-            if (lead) {
+            if (plots != null) {
                 // d2l's three curves, in its legend's order: train loss, train acc, test acc
                 Curve loss = new Curve("train loss (right axis)", Curve.YAxis.RIGHT);
                 Curve train = new Curve("train acc"), test = new Curve("test acc");
@@ -343,7 +349,7 @@ final class TrainCommand implements Callable<Integer> {
                                                 trainer.crossRankCalls()))
                         .write(report);
             }
-            if (talk) {
+            if (talk && plots != null) {
                 out.println("learning curve: " + plots.resolve("learning-curve.png") + ", sec/epoch: "
                         + plots.resolve("sec-per-epoch.png"));
             }
