@@ -17,6 +17,7 @@
 #   scripts/gpu/prepare.sh --no-build   pack what the last build left in */target
 #   scripts/gpu/prepare.sh --rehearse   compress the runtime fast (xz -0, larger than -9, so a pack that fits
 #                                       then fits with -9 too): what the rehearsal test uses
+# GPU_PACK=DIR packs into DIR instead of .gpu/ (the rehearsal test packs into target/).
 # Then send the repository with .gpu/ (the device tool: carry [".gpu"]) and run scripts/gpu/check.sh there.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -41,7 +42,7 @@ for need in lessons/target/lessons.jar "${kit_tests[0]}" backend-opencl/target/t
     [ -e "$need" ] || { echo "error: $need is missing: build first (./mvnw -DskipTests package) or drop --no-build" >&2; exit 2; }
 done
 
-out="$root/.gpu"
+out="${GPU_PACK:-$root/.gpu}"
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/kit" "$out/native" "$out/data"
 

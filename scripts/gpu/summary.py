@@ -1,0 +1,60 @@
+"""The GPU check's table (scripts/gpu/check.sh): every figure read from the steps' reports and outputs in the
+results folder given, the ratios computed from them. A step that left nothing shows as 'missing'."""
+
+import json
+import os
+import re
+import sys
+
+results = sys.argv[1]
+
+
+def report(name):
+    path = os.path.join(results, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def line(name, pattern):
+    """The first line of a step's output that matches pattern, stripped."""
+    path = os.path.join(results, name)
+    if os.path.exists(path):
+        with open(path, errors="replace") as f:
+            for text in f:
+                if re.search(pattern, text):
+                    return text.strip()
+    return "missing"
+
+
+def training(name, report_):
+    if report_ is None:
+        return f"{name:<34} missing"
+    final = report_["final"]
+    return f"{name:<34} {final['wall_sec_per_epoch']:8.2f} sec/epoch   test acc {final['test_acc']:.3f}"
+
+
+opencl, notebook, sim = report("opencl.json"), report("notebook.json"), report("sim.json")
+rows = [
+    "GPU check" + (f": {notebook['device']}, PyTorch {notebook['torch']}" if notebook else ""),
+    "conformance kit on opencl:0       " + " ".join(
+        line("kit.txt", rf"tests {what}").strip("[] ") for what in ("successful", "failed")),
+    "launch cost                       " + line("launch.txt", "per launch"),
+    training("ours, --backend opencl", opencl),
+    training("the notebook in PyTorch", notebook),
+]
+if opencl and notebook:
+    ratio = opencl["final"]["wall_sec_per_epoch"] / notebook["final"]["wall_sec_per_epoch"]
+    rows.append(f"{'opencl / notebook':<34} {ratio:8.2f}")
+rows.append("updates, opencl against PyTorch   " + line("compare.txt", "^updates from").split(": ", 1)[-1])
+if sim:
+    simulated = sim["sim"]["sec_per_epoch"]
+    rows.append(f"simulated {sim['sim']['description']}: {simulated:.4g} sec/epoch")
+    if notebook:
+        measured = notebook["final"]["wall_sec_per_epoch"]
+        rows.append(f"{'  its error against the notebook':<34} {(simulated - measured) / measured:+8.1%}")
+else:
+    rows.append(f"{'simulated H200':<34} missing")
+rows.append(line("djl.txt", "^djl on CUDA"))
+print("\n".join(rows))
