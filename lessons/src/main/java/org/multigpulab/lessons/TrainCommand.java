@@ -169,7 +169,7 @@ final class TrainCommand implements Callable<Integer> {
 
     @Option(
             names = "--no-plot",
-            description = "Draw no learning curve: for a machine without fonts or Java's desktop module, such as the"
+            description = "Draw no charts: for a machine without fonts or Java's desktop module, such as the"
                     + " GPU check's (scripts/gpu/).")
     boolean noPlot;
 
