@@ -36,6 +36,7 @@ import org.multigpulab.lessons.plot.LearningCurve;
 import org.multigpulab.lessons.setup.DataSetup;
 import org.multigpulab.lessons.setup.DeviceSetup;
 import org.multigpulab.lessons.setup.PlotDir;
+import org.multigpulab.lessons.simulate.NotebookHost;
 import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -307,7 +308,7 @@ final class TrainCommand implements Callable<Integer> {
             TimeOnlyEpoch.Result withHost = withNotebookHost(
                     trainer, devices, group.size(), model, splits.train().count(), allReduce);
             if (withHost != null && talk) {
-                out.println(notebookHostLine(withHost, result.simulatedSecPerEpoch(), devices * group.size()));
+                out.println(NotebookHost.line(withHost, result.simulatedSecPerEpoch(), devices * group.size()));
             }
             out.println(result.summaryLine()
                     + (group.size() > 1 ? String.format(Locale.ROOT, " × %d processes", group.size()) : ""));
@@ -319,22 +320,7 @@ final class TrainCommand implements Callable<Integer> {
             }
             if (report != null) {
                 RunReport.of(
-                                new RunReport.Config(
-                                        devicesOptions.backend,
-                                        devicesOptions.physical,
-                                        devices,
-                                        allreduce,
-                                        bucketMb,
-                                        epochs,
-                                        batchSize,
-                                        lr,
-                                        seed,
-                                        !noShuffle,
-                                        splits.train().count(),
-                                        splits.test().count(),
-                                        data.dir().toString(),
-                                        load == null ? null : load.toString(),
-                                        modelName),
+                                reportConfig(devices, splits, data),
                                 result,
                                 startup.seconds(),
                                 opened,
@@ -398,33 +384,25 @@ final class TrainCommand implements Callable<Integer> {
                 null);
     }
 
-    /**
-     * The notebook's host line; on one T4, with the notebook's own measurement beside it (its closing line:
-     * "test acc: 0.74, 4.4 sec/epoch on [device(type='cuda', index=0)]", a Colab T4).
-     */
-    private String notebookHostLine(TimeOnlyEpoch.Result r, double gpuOnly, int gpus) {
-        String line = String.format(
-                Locale.ROOT,
-                "with the notebook's host (its Python, PyTorch's dispatcher and autograd, %s s; its DataLoader;"
-                        + " scripts/pytorch-host.py): %s sec/epoch, GPUs alone %s",
-                TrainResult.seconds(r.hostProgramSec()),
-                TrainResult.seconds(r.withDataLoaderSec()),
-                TrainResult.seconds(gpuOnly));
-        boolean notebook = gpus == 1 && r.description().contains("T4") && r.steps() == NOTEBOOK_STEPS;
-        return notebook
-                ? line
-                        + String.format(
-                                Locale.ROOT,
-                                "; the notebook measured %.1f on one T4: %+.0f%%",
-                                NOTEBOOK_SEC_PER_EPOCH,
-                                100 * (r.withDataLoaderSec() / NOTEBOOK_SEC_PER_EPOCH - 1))
-                : line;
+    /** The options of this run, as the report records them. */
+    private RunReport.Config reportConfig(int devices, FashionMnist.Splits splits, DataSetup data) {
+        return new RunReport.Config(
+                devicesOptions.backend,
+                devicesOptions.physical,
+                devices,
+                allreduce,
+                bucketMb,
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                !noShuffle,
+                splits.train().count(),
+                splits.test().count(),
+                data.dir().toString(),
+                load == null ? null : load.toString(),
+                modelName);
     }
-
-    /** The notebook's sec/epoch on one Colab T4, from its closing line, and its steps per epoch (60,000 / 256). */
-    private static final double NOTEBOOK_SEC_PER_EPOCH = 4.4;
-
-    private static final int NOTEBOOK_STEPS = 235;
 
     /**
      * {@code resuming FILE at epoch 2, batch 7 of 16}, and what changed since the checkpoint: {@code (devices per
