@@ -2,6 +2,8 @@ package org.multigpulab.lessons.plot;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Consumer;
+import org.knowm.xchart.XYChart;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.train.TrainingListener;
 
@@ -24,8 +26,14 @@ public final class LearningCurve {
     private double lossAxisMax = UNIFORM_GUESS_LOSS;
 
     public LearningCurve(String title, Path dir, String name, boolean window, List<Curve> curves) {
+        this(title, dir, name, window, curves, chart -> {});
+    }
+
+    /** As {@link #LearningCurve(String, Path, String, boolean, List)}, each redraw also shown in {@code view}. */
+    public LearningCurve(
+            String title, Path dir, String name, boolean window, List<Curve> curves, Consumer<XYChart> view) {
         this.curves = curves;
-        this.chart = new LiveChart(Charts.perEpoch(title, "accuracy", true), dir, name, window);
+        this.chart = new LiveChart(Charts.perEpoch(title, "accuracy", true), dir, name, window, view);
     }
 
     /** A listener that adds each epoch of one run to {@code test} and {@code train} and redraws. */

@@ -20,7 +20,8 @@ import org.multigpulab.lessons.errors.UserError;
 
 /**
  * The notebook's {@code Animator}: a chart redrawn as points arrive, in a window when a display is present,
- * and saved as PNG and SVG after every redraw, so the files always hold the latest whole chart.
+ * and saved as PNG and SVG after every redraw, so the files always hold the latest whole chart. A view given
+ * (a notebook's display) is handed the chart after every redraw too.
  *
  * <p>An XChart chart is not thread-safe: painting it lays out its axes in fields of the chart, so a window
  * painting on Swing's event thread while training saves the files on its own thread garbles the tick labels and
@@ -33,12 +34,19 @@ public final class LiveChart {
     private final String name;
     private final CountDownLatch closed = new CountDownLatch(1);
     private final JFrame frame;
+    private final Consumer<XYChart> view;
 
     /** A chart saved as {@code dir/name.png|svg}, shown live when {@code window} and a display is there. */
     public LiveChart(XYChart chart, Path dir, String name, boolean window) {
+        this(chart, dir, name, window, c -> {});
+    }
+
+    /** As {@link #LiveChart(XYChart, Path, String, boolean)}, showing every redraw in {@code view} too. */
+    public LiveChart(XYChart chart, Path dir, String name, boolean window, Consumer<XYChart> view) {
         this.chart = chart;
         this.dir = dir;
         this.name = name;
+        this.view = view;
         this.frame = window && !GraphicsEnvironment.isHeadless() ? open() : null;
     }
 
@@ -49,6 +57,7 @@ public final class LiveChart {
             if (frame != null) {
                 frame.repaint();
             }
+            view.accept(chart);
             return ChartFiles.save(chart, dir, name);
         });
     }
