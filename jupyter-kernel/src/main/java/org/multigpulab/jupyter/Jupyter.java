@@ -3,11 +3,11 @@ package org.multigpulab.jupyter;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -50,32 +50,26 @@ record Jupyter(Path labHome, Path jupyter) {
         }
     }
 
-    /** Installs {@code spec} for this user ({@code jupyter kernelspec install --user}). */
-    void install(KernelSpec spec) {
+    /**
+     * Installs {@code spec} for this user: into {@code kernels/} of the folder {@code jupyter --data-dir} names, as
+     * {@code jupyter kernelspec install --user} would (that tool comes in yet another package). The folder written.
+     */
+    Path install(KernelSpec spec) {
         try {
-            Path staging = Files.createTempDirectory("multigpu-lab-kernel");
-            Path folder = spec.writeInto(staging);
-            int status = run(
-                    labHome,
-                    List.of(
-                            "kernelspec",
-                            "install",
-                            "--user",
-                            "--replace",
-                            "--name",
-                            KernelSpec.NAME,
-                            folder.toString()));
-            if (status != 0) {
+            Process process = new ProcessBuilder(jupyter.toString(), "--data-dir")
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
+            String dataDir = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (process.waitFor() != 0 || dataDir.isEmpty()) {
                 throw new UserError(
-                        "jupyter kernelspec install failed (exit status " + status + "); its message is above");
+                        "jupyter --data-dir failed (exit status " + process.exitValue() + "); its message is above");
             }
-            try (Stream<Path> files = Files.walk(staging)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
+            return spec.writeInto(Path.of(dataDir, "kernels"));
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot stage the kernel spec", e);
+            throw new UserError("cannot ask " + jupyter + " for its data folder: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UserError("interrupted while asking Jupyter for its data folder");
         }
     }
 

@@ -62,11 +62,11 @@ final class NotebookCommand implements Callable<Integer> {
         if (execute != null) {
             Path notebook = notebook(notebooks, execute);
             Jupyter jupyter = Jupyter.find(labHome, "nbconvert");
-            jupyter.install(KernelSpec.throughLab(labHome.resolve("lab")));
+            installKernel(jupyter);
             return executeCopy(jupyter, notebook);
         }
         Jupyter jupyter = Jupyter.find(labHome, "notebook");
-        jupyter.install(KernelSpec.throughLab(labHome.resolve("lab")));
+        installKernel(jupyter);
         PrintWriter out = spec.commandLine().getOut();
         out.println("starting Jupyter in " + notebooks + " with the kernel \"" + KernelSpec.DISPLAY_NAME
                 + "\"; open the URL it prints below (Ctrl-C twice stops it)");
@@ -79,6 +79,11 @@ final class NotebookCommand implements Callable<Integer> {
             args.add("--no-browser");
         }
         return jupyter.run(notebooks, args);
+    }
+
+    private void installKernel(Jupyter jupyter) {
+        Path folder = jupyter.install(KernelSpec.throughLab(labHome.resolve("lab")));
+        spec.commandLine().getOut().println("kernel \"" + KernelSpec.DISPLAY_NAME + "\" installed in " + folder);
     }
 
     /** Runs {@code notebook} with nbconvert into a staging folder, then moves the copy into place whole. */

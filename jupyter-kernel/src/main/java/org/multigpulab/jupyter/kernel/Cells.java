@@ -41,7 +41,7 @@ final class Cells {
         this.interrupted = interrupted;
     }
 
-    /** Runs {@code code} as cell {@code count}; its last expression's value, if it ends in one. */
+    /** Runs {@code code} as cell {@code count}; its last expression's value, if it ends in one without a ';'. */
     Optional<Value> run(String code, int count) {
         SourceCodeAnalysis analysis = shell.sourceCodeAnalysis();
         Optional<Value> last = Optional.empty();
@@ -59,12 +59,21 @@ final class Cells {
                         List.of("cell [" + count + "] line " + line + ": " + firstLine(rest.strip())));
             }
             last = evaluate(info.source(), new Place(count, line));
+            // as in IPython, a cell whose last expression ends in ';' shows no value
+            if (rest.substring(0, rest.length() - info.remaining().length())
+                    .strip()
+                    .endsWith(";")) {
+                last = Optional.empty();
+            }
             rest = info.remaining();
         }
         return last;
     }
 
     private Optional<Value> evaluate(String source, Place place) {
+        if (interrupted.getAsBoolean()) {
+            throw interruptedAt(place);
+        }
         Optional<Value> value = Optional.empty();
         for (SnippetEvent event : shell.eval(source)) {
             if (event.causeSnippet() != null) {
@@ -73,10 +82,7 @@ final class Cells {
             Snippet snippet = event.snippet();
             places.put(snippet.id(), place);
             if (interrupted.getAsBoolean()) {
-                throw new CellError(
-                        "Interrupted",
-                        "the cell was stopped",
-                        List.of("interrupted in cell [" + place.cell() + "] near line " + place.line()));
+                throw interruptedAt(place);
             }
             if (event.status() == Snippet.Status.REJECTED) {
                 throw compilationError(snippet, source, place);
@@ -104,6 +110,13 @@ final class Cells {
         return Optional.of(new Value(LastValue.take(), event.value()));
     }
 
+    private static CellError interruptedAt(Place place) {
+        return new CellError(
+                "Interrupted",
+                "the cell was stopped",
+                List.of("interrupted in cell [" + place.cell() + "] at line " + place.line()));
+    }
+
     private CellError compilationError(Snippet snippet, String source, Place place) {
         List<String> lines = new ArrayList<>();
         String message = null;
@@ -118,7 +131,10 @@ final class Cells {
             int lineStart = source.lastIndexOf('\n', at - 1) + 1;
             int lineEnd = source.indexOf('\n', at);
             String codeLine = source.substring(lineStart, lineEnd < 0 ? source.length() : lineEnd);
-            lines.add("cell [" + place.cell() + "] line " + (place.line() + lineAt(source, at) - 1) + ": " + text);
+            // the place is where the snippet's first non-blank line is; its source may begin with blank lines
+            int lead = source.length() - source.stripLeading().length();
+            int line = place.line() + lineAt(source, at) - lineAt(source, lead);
+            lines.add("cell [" + place.cell() + "] line " + line + ": " + text);
             lines.add("    " + codeLine);
             lines.add("    " + " ".repeat(at - lineStart) + "^");
         }

@@ -44,6 +44,7 @@ public final class JavaKernel extends BaseKernel {
     private final JShell shell;
     private final Cells cells;
     private final AtomicBoolean interrupted = new AtomicBoolean();
+    private volatile boolean running;
 
     public JavaKernel() {
         this(new CellIO());
@@ -87,11 +88,13 @@ public final class JavaKernel extends BaseKernel {
     /** Runs one cell as cell number {@code count}; its value as display data, or {@code null} when there is none. */
     private DisplayData run(String code, int count) {
         interrupted.set(false);
+        running = true;
         try {
             return cells.run(code, count)
                     .map(value -> Notebook.render(value.object(), value.text()))
                     .orElse(null);
         } finally {
+            running = false;
             System.out.flush();
             System.err.flush();
         }
@@ -128,10 +131,23 @@ public final class JavaKernel extends BaseKernel {
         }
     }
 
+    /**
+     * Stops the running cell. JShell's stop reaches only a snippet that is running: between two snippets of a cell
+     * (while JShell compiles the next) it does nothing, so it is asked again until the cell ends, for at most five
+     * seconds; {@link Cells} also looks at the flag before each snippet. Code that neither loops in a cell nor
+     * answers an interrupt (a long library call) ends the cell when it returns.
+     */
     @Override
     public void interrupt() {
         interrupted.set(true);
-        shell.stop();
+        try {
+            for (int i = 0; i < 100 && running; i++) {
+                shell.stop();
+                Thread.sleep(50);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
