@@ -29,7 +29,9 @@ public final class ChartImages {
                 data.putData("image/png", base64(BitmapEncoder.getBitmapBytes(chart, BitmapEncoder.BitmapFormat.PNG)));
                 ByteArrayOutputStream svg = new ByteArrayOutputStream();
                 VectorGraphicsEncoder.saveVectorGraphic(chart, svg, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-                data.putSVG(svg.toString(StandardCharsets.UTF_8));
+                // inline SVG starts at the element: an XML declaration breaks nbconvert's HTML export
+                String drawn = svg.toString(StandardCharsets.UTF_8);
+                data.putSVG(drawn.substring(Math.max(0, drawn.indexOf("<svg"))));
             } else if (value instanceof RenderedImage image) {
                 ByteArrayOutputStream png = new ByteArrayOutputStream();
                 ImageIO.write(image, "png", png);
