@@ -1,6 +1,12 @@
 package org.multigpulab.jupyter.display;
 
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
+import javax.imageio.ImageIO;
 import org.dflib.jjava.jupyter.kernel.DisplayStream;
 import org.dflib.jjava.jupyter.kernel.display.DisplayData;
 import org.multigpulab.lessons.plot.Curve;
@@ -51,6 +57,23 @@ public final class Notebook {
     /** A progress line for a training run, to pass as one of its listeners; interrupting the cell stops the run. */
     public static ProgressLine progress() {
         return new ProgressLine(liveDisplay());
+    }
+
+    /**
+     * Shows every PNG chart a lesson saved in {@code dir} (its {@code LessonContext.plots()}), by name; none when
+     * it saved none.
+     */
+    public static void showPlots(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path png :
+                    files.filter(p -> p.toString().endsWith(".png")).sorted().toList()) {
+                BufferedImage image = ImageIO.read(png.toFile());
+                stream.display(render(image, png.getFileName().toString()));
+            }
+        }
     }
 
     /** {@code value} as display data: see {@link ChartImages#render}. */
