@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.multigpulab.lessons.errors.UserError;
 
@@ -37,11 +38,25 @@ record Jupyter(Path labHome, Path jupyter) {
         List<String> command = new ArrayList<>(List.of(jupyter.toString()));
         command.addAll(args);
         try {
-            return new ProcessBuilder(command)
+            Process process = new ProcessBuilder(command)
                     .directory(dir.toFile())
                     .inheritIO()
-                    .start()
-                    .waitFor();
+                    .start();
+            // Ctrl-C reaches Jupyter and this JVM alike: Jupyter asks whether to stop, so the JVM waits for its
+            // answer instead of leaving it behind; a Jupyter that is still there after 30 s is ended
+            Thread waitForJupyter = new Thread(() -> {
+                try {
+                    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                        process.destroy();
+                    }
+                } catch (InterruptedException e) {
+                    process.destroy();
+                }
+            });
+            Runtime.getRuntime().addShutdownHook(waitForJupyter);
+            int status = process.waitFor();
+            Runtime.getRuntime().removeShutdownHook(waitForJupyter);
+            return status;
         } catch (IOException e) {
             throw new UserError("cannot start " + jupyter + ": " + e.getMessage());
         } catch (InterruptedException e) {
