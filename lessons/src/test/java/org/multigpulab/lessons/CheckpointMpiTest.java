@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,7 +20,6 @@ import org.multigpulab.device.testing.Prerequisite;
 import org.multigpulab.lessons.files.CheckpointFile;
 import org.multigpulab.lessons.files.KillPoints;
 import org.multigpulab.lessons.files.SafeTensors;
-import org.multigpulab.lessons.lesson.MultiProcessLesson;
 
 /**
  * Checkpoints under {@code mpirun}: rank 0 writes, every rank reads and checks that all read the same, and
@@ -52,22 +50,14 @@ class CheckpointMpiTest {
         return args;
     }
 
-    private static String run(List<String> command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "mpirun did not finish:\n" + out);
-        assertEquals(0, p.exitValue(), out);
-        return out;
-    }
-
     @Test
     void twoRanksResumeWhatTwoRanksCheckpointedBitForBit() throws Exception {
         Path whole = dir.resolve("whole.safetensors"), resumed = dir.resolve("resumed.safetensors");
         Path checkpoint = dir.resolve("run.ckpt");
-        run(MultiProcessLesson.mpirunTrain(2, options(2, "--gpus", "1", "--quiet", "--save", whole.toString())));
+        MpiRun.succeed(MpiRun.command(2, options(2, "--gpus", "1", "--quiet", "--save", whole.toString())));
 
         // every 3 steps: the last checkpoint before step 3 of epoch 2 (step 11) is the one after step 9, 2/1
-        List<String> killed = new ArrayList<>(MultiProcessLesson.mpirunTrain(
+        List<String> killed = new ArrayList<>(MpiRun.command(
                 2,
                 options(
                         2,
@@ -93,7 +83,7 @@ class CheckpointMpiTest {
         TrainingState state = CheckpointFile.read(checkpoint).checkpoint().state();
         assertEquals("2/1", state.epoch() + "/" + state.batchesDone(), "the checkpoint before the kill:\n" + out);
 
-        String output = run(MultiProcessLesson.mpirunTrain(
+        String output = MpiRun.succeed(MpiRun.command(
                 2,
                 options(
                         2,
@@ -126,7 +116,7 @@ class CheckpointMpiTest {
         LabRunner.Result w = LabRunner.run(wholeRun.toArray(String[]::new));
         assertEquals(0, w.exit(), w.err());
 
-        String output = run(MultiProcessLesson.mpirunTrain(
+        String output = MpiRun.succeed(MpiRun.command(
                 2, options(2, "--gpus", "1", "--resume", checkpoint.toString(), "--save", resumed.toString())));
         assertTrue(
                 output.contains("resuming " + checkpoint + " at epoch 2, batch 0 of 8 (devices per process 2 → 1,"

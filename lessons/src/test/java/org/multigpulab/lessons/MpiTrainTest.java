@@ -26,7 +26,6 @@ import org.multigpulab.core.model.UpdateDistance;
 import org.multigpulab.device.testing.Prerequisite;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
-import org.multigpulab.lessons.lesson.MultiProcessLesson;
 
 /**
  * {@code ./lab train --dist mpi} under {@code mpirun} on this machine: the same parameters as one process with
@@ -44,11 +43,6 @@ class MpiTrainTest {
 
     private static void requireMpirun() {
         Prerequisite.mpirun();
-    }
-
-    /** {@code mpirun -np ranks java … Lab train --dist mpi args}, with this test's class path. */
-    private static List<String> mpirun(int ranks, String... args) {
-        return MultiProcessLesson.mpirunTrain(ranks, List.of(args));
     }
 
     private String[] slice(String save, String... more) {
@@ -71,14 +65,6 @@ class MpiTrainTest {
         return args.toArray(String[]::new);
     }
 
-    private static String run(List<String> command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "mpirun did not finish:\n" + out);
-        assertEquals(0, p.exitValue(), out);
-        return out;
-    }
-
     /**
      * k ranks of one device each train the model of one process with k devices: the same sums in another order.
      * Bound: every tensor's update within 1e-4 (measured: at most 2.4e-6 with 2 ranks, 8.9e-7
@@ -90,7 +76,8 @@ class MpiTrainTest {
         List<HostTensor> init = new LeNet().initParams(6);
         SafeTensors.write(dir.resolve("init.safetensors"), init);
         Path report = dir.resolve("report.json");
-        String out = run(mpirun(2, slice("mpi2.safetensors", "--gpus", "1", "--report", report.toString())));
+        String out = MpiRun.succeed(
+                MpiRun.command(2, slice("mpi2.safetensors", "--gpus", "1", "--report", report.toString())));
         assertEquals(1, out.lines().filter(l -> l.startsWith("test acc:")).count(), "only rank 0 prints:\n" + out);
         LabRunner.Result one =
                 LabRunner.run(Stream.concat(Stream.of("train"), Arrays.stream(slice("one2.safetensors", "--gpus", "2")))
@@ -106,7 +93,7 @@ class MpiTrainTest {
         assertEquals(10, dist.crossRankCalls(), "one cross-rank allreduce per step");
         assertTrue(dist.crossRankSec() > 0 && dist.description().startsWith("Open MPI"), dist.toString());
 
-        run(mpirun(3, slice("mpi3.safetensors", "--gpus", "1")));
+        MpiRun.succeed(MpiRun.command(3, slice("mpi3.safetensors", "--gpus", "1")));
         LabRunner.Result three =
                 LabRunner.run(Stream.concat(Stream.of("train"), Arrays.stream(slice("one3.safetensors", "--gpus", "3")))
                         .toArray(String[]::new));
@@ -122,7 +109,7 @@ class MpiTrainTest {
     @Test
     void aKilledRankEndsTheRun() throws Exception {
         requireMpirun();
-        Process p = new ProcessBuilder(mpirun(
+        Process p = new ProcessBuilder(MpiRun.command(
                         2,
                         "--gpus",
                         "1",
@@ -166,7 +153,7 @@ class MpiTrainTest {
     @ValueSource(strings = {"exception", "error"})
     void aRankWhoseTrainingThrowsEndsTheRun(String kind) throws Exception {
         requireMpirun();
-        List<String> command = new ArrayList<>(mpirun(
+        List<String> command = new ArrayList<>(MpiRun.command(
                 2,
                 "--gpus",
                 "1",
