@@ -53,7 +53,8 @@ public record Claim(boolean holds, String text) {
 
     /**
      * {@code larger} exceeds {@code smaller} by more than {@code factor}: "what: larger / smaller = r > factor", else
-     * "… = r ≤ factor"; the ratio printed with 2 decimals.
+     * "… = r ≤ factor"; the two numbers with 3 significant digits, so that their quotient is the ratio printed with 2
+     * decimals.
      */
     public static Claim ratioAbove(String what, double larger, double smaller, double factor) {
         factor = shown(factor);
@@ -61,7 +62,7 @@ public record Claim(boolean holds, String text) {
         boolean holds = ratio > factor;
         return new Claim(
                 holds,
-                what + ": " + general(larger) + " / " + general(smaller) + " = " + fixed(ratio, 2)
+                what + ": " + general(larger, 3) + " / " + general(smaller, 3) + " = " + fixed(ratio, 2)
                         + (holds ? " > " : " ≤ ") + general(factor));
     }
 
@@ -94,10 +95,17 @@ public record Claim(boolean holds, String text) {
 
     /** Two significant digits, plain for ordinary sizes (0.52, 12, 340), in exponent form otherwise (3.1e-06). */
     static String general(double v) {
+        return general(v, 2);
+    }
+
+    private static String general(double v, int digits) {
         double size = Math.abs(v);
         if (v != 0 && (size < 1e-3 || size >= 1e6) || !Double.isFinite(v)) {
-            return String.format(Locale.ROOT, "%.1e", v);
+            return String.format(Locale.ROOT, "%." + (digits - 1) + "e", v);
         }
-        return new BigDecimal(v).round(new MathContext(2)).stripTrailingZeros().toPlainString();
+        return new BigDecimal(v)
+                .round(new MathContext(digits))
+                .stripTrailingZeros()
+                .toPlainString();
     }
 }
