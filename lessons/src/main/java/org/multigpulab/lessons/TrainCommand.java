@@ -11,6 +11,7 @@ import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.model.ParameterSpec;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
@@ -356,7 +357,8 @@ final class TrainCommand implements Callable<Integer> {
     /**
      * On simulated GPUs, the same epoch timed again without computing, with the host running the notebook's own
      * program (Python, PyTorch, its DataLoader; the sim backend's {@code host-model=pytorch}); null on other
-     * devices and on the measured {@code host} profile. {@code nodes} processes are as many nodes.
+     * devices, on the measured {@code host} profile, and for other models than the notebook's LeNet, whose Python
+     * costs were not measured. {@code nodes} processes are as many nodes.
      */
     private TimeOnlyEpoch.Result withNotebookHost(
             DataParallelTrainer trainer,
@@ -365,7 +367,9 @@ final class TrainCommand implements Callable<Integer> {
             Model model,
             int images,
             AllReduceAlgorithm allReduce) {
-        if (trainer.timeline().isEmpty() || "host".equalsIgnoreCase(devicesOptions.profile)) {
+        if (trainer.timeline().isEmpty()
+                || "host".equalsIgnoreCase(devicesOptions.profile)
+                || !(model instanceof LeNet)) {
             return null;
         }
         return TimeOnlyEpoch.run(
