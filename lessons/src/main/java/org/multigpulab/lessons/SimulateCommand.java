@@ -12,6 +12,7 @@ import org.multigpulab.lessons.files.AtomicFile;
 import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -90,8 +91,8 @@ final class SimulateCommand implements Callable<Integer> {
             description = "Inside a node: naive, spread, ring, tree, as train's. Default: ${DEFAULT-VALUE}.")
     String allreduce;
 
-    @Option(names = "--bucket-mb", paramLabel = "MB", description = "As train's: buckets during the backward pass.")
-    Double bucketMb;
+    @Mixin
+    BucketOption buckets;
 
     @Option(
             names = "--train-samples",
@@ -115,9 +116,6 @@ final class SimulateCommand implements Callable<Integer> {
         if (trainSamples < 1) {
             throw new UserError("--train-samples must be 1 or more, not " + trainSamples);
         }
-        if (bucketMb != null && !(bucketMb > 0 && bucketMb <= 1e6)) {
-            throw new UserError("--bucket-mb must be a positive number of megabytes such as 25, not " + bucketMb);
-        }
         if (trace != null) {
             AtomicFile.checkWritable("--trace", trace);
         }
@@ -135,7 +133,7 @@ final class SimulateCommand implements Callable<Integer> {
                 batchSize,
                 trainSamples,
                 AllReduceAlgorithm.named(allreduce),
-                bucketMb == null ? 0 : Math.round(bucketMb * 1e6),
+                buckets.bytes(),
                 pytorchHost);
         long start = System.nanoTime();
         TimeOnlyEpoch.Result r = TimeOnlyEpoch.run(setup, trace);

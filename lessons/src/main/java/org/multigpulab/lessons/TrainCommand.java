@@ -120,13 +120,8 @@ final class TrainCommand implements Callable<Integer> {
                     + " its own device), ring, tree. Default: ${DEFAULT-VALUE}.")
     String allreduce;
 
-    @Option(
-            names = "--bucket-mb",
-            paramLabel = "MB",
-            description = "Sum gradients in buckets of at most MB megabytes, each as soon as it is ready, during the"
-                    + " backward pass (PyTorch DDP's bucket_cap_mb). Default: every parameter after the backward pass,"
-                    + " as the notebook does.")
-    Double bucketMb;
+    @CommandLine.Mixin
+    BucketOption buckets;
 
     @Option(
             names = "--trace",
@@ -196,9 +191,7 @@ final class TrainCommand implements Callable<Integer> {
         }
         Model model = Model.named(modelName);
         AllReduceAlgorithm allReduce = AllReduceAlgorithm.named(allreduce);
-        if (bucketMb != null && !(bucketMb > 0 && bucketMb <= 1e6)) {
-            throw new UserError("--bucket-mb must be a positive number of megabytes such as 25, not " + bucketMb);
-        }
+        buckets.bytes(); // checked before anything starts
         if (trace != null) {
             AtomicFile.checkWritable("--trace", trace);
             deviceSetup = deviceSetup.traced();
@@ -243,7 +236,7 @@ final class TrainCommand implements Callable<Integer> {
         FashionMnist.Splits splits = data.splits();
         TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug)
                 .withAllReduce(allReduce)
-                .withBucketBytes(bucketMb == null ? 0 : Math.round(bucketMb * 1e6))
+                .withBucketBytes(buckets.bytes())
                 .withProcessGroup(group);
         Path plots = lead && !noPlot ? PlotDir.choose(plotDir) : null;
         boolean checkpointed = checkpoints.checkpoint != null || checkpoints.resume != null;
@@ -306,8 +299,16 @@ final class TrainCommand implements Callable<Integer> {
             if (!lead) {
                 return 0;
             }
-            TimeOnlyEpoch.Result withHost = withNotebookHost(
-                    trainer, devices, group.size(), model, splits.train().count(), allReduce);
+            // a second, time-only epoch: only when its line is printed or its figure reported
+            TimeOnlyEpoch.Result withHost = talk || report != null
+                    ? withNotebookHost(
+                            trainer,
+                            devices,
+                            group.size(),
+                            model,
+                            splits.train().count(),
+                            allReduce)
+                    : null;
             if (withHost != null && talk) {
                 out.println(NotebookHost.line(withHost, result.simulatedSecPerEpoch(), devices * group.size()));
             }
@@ -383,7 +384,7 @@ final class TrainCommand implements Callable<Integer> {
                         batchSize,
                         images,
                         allReduce,
-                        bucketMb == null ? 0 : Math.round(bucketMb * 1e6),
+                        buckets.bytes(),
                         true),
                 null);
     }
@@ -395,7 +396,7 @@ final class TrainCommand implements Callable<Integer> {
                 devicesOptions.physical,
                 devices,
                 allreduce,
-                bucketMb,
+                buckets.megabytes,
                 epochs,
                 batchSize,
                 lr,
