@@ -3,6 +3,7 @@
 #   scripts/test-packages.sh          installs the missing ones as root with apt-get (./lab test runs this);
 #                                     elsewhere says, one line per need, which tests will be skipped and what to install
 #   scripts/test-packages.sh --all    prints every listed package (.ci/run installs them)
+#   scripts/test-packages.sh --need N prints the packages of need N (./lab notebook installs jupyter's)
 
 list="$(dirname "$0")/test-packages.txt"
 
@@ -16,8 +17,10 @@ missing() {   # the packages among the arguments that dpkg does not have install
     done
 }
 
-if [ "${1:-}" = --all ]; then
-    needs | while read -r need pkgs; do echo "$pkgs"; done
+if [ "${1:-}" = --all ] || [ "${1:-}" = --need ]; then
+    needs | while read -r need pkgs; do
+        if [ "$1" = --all ] || [ "$need" = "${2:-}" ]; then echo "$pkgs"; fi
+    done
     exit 0
 fi
 
