@@ -318,6 +318,12 @@ final class CpuKernels implements Kernels {
             float beta,
             Buffer c) {
         CpuBuffer ab = cpu(a), bb = cpu(b), cb = cpu(c);
+        if (transB && !transA && Gemm.narrow(n)) {
+            // A few columns of A·Bᵀ are dot products of rows that are both contiguous: no transposed copy of B
+            // (a gradient's squared norm, 1×k by k×1, would copy the whole gradient to read it once)
+            Gemm.dots(m, n, k, alpha, ab.data, ab.offset, bb.data, bb.offset, beta, cb.data, cb.offset);
+            return;
+        }
         float[] bRows = bb.data;
         int bOff = bb.offset;
         if (transB) {

@@ -598,6 +598,28 @@ final class Gemm {
         c[c0 + ldc + 1] += r11;
     }
 
+    /** C[m, n] = alpha · A[m, k] · B[n, k]ᵀ + beta · C, each element one dot product of two contiguous rows. */
+    static void dots(
+            int m,
+            int n,
+            int k,
+            float alpha,
+            float[] a,
+            int aOff,
+            float[] b,
+            int bOff,
+            float beta,
+            float[] c,
+            int cOff) {
+        for (int i = 0; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                int at = cOff + i * n + j;
+                float product = alpha * dot(k, a, aOff + i * k, b, bOff + j * k);
+                c[at] = beta == 0f ? product : beta * c[at] + product;
+            }
+        }
+    }
+
     /** The dot product of {@code a[a0, a0 + k)} and {@code b[b0, b0 + k)}. */
     private static float dot(int k, float[] a, int a0, float[] b, int b0) {
         FloatVector acc = FloatVector.zero(S);

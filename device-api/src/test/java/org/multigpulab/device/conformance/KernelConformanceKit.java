@@ -303,6 +303,7 @@ public abstract class KernelConformanceKit {
             }
             cases.add(Arguments.of(false, false, s[0], s[1], s[2], -0.5f, 1f));
             cases.add(Arguments.of(true, true, s[0], s[1], s[2], 2f, 0.25f));
+            cases.add(Arguments.of(false, true, s[0], s[1], s[2], 2f, 0.25f));
         }
         // LeNet's dense layers 800→128 and 128→10 as training calls them: forward, weight and input gradients
         for (int b : SHARDS) {
@@ -430,6 +431,20 @@ public abstract class KernelConformanceKit {
                 "gemm ta=" + ta + " tb=" + tb + " " + m + "x" + n + "x" + kk + " alpha=" + alpha + " beta=" + beta,
                 Reference.gemm(ta, tb, m, n, kk, alpha, wide(a), wide(b), beta, wide(c)),
                 down(cb, m * n));
+    }
+
+    /** A gradient's squared norm as the trainer checks it: a 1×k by k×1 product of one buffer with itself. */
+    @ParameterizedTest
+    @MethodSource("lengths")
+    void squaredNormMatchesReference(int length) {
+        float[] g = randomFloats(length);
+        Buffer gb = up(g);
+        Buffer norm = up(new float[1]);
+        k.gemm(false, true, 1, 1, length, 1f, gb, gb, 0f, norm);
+        assertClose(
+                "squared norm of " + length + " values",
+                Reference.gemm(false, true, 1, 1, length, 1, wide(g), wide(g), 0, null),
+                down(norm, 1));
     }
 
     @ParameterizedTest
