@@ -66,9 +66,28 @@ public interface Timeline {
     List<TraceEvent> trace();
 
     /**
+     * How the devices' time was measured when it is measured rather than taken from a datasheet (the {@code sim}
+     * backend's {@code host} profile); null otherwise.
+     */
+    default Calibration calibration() {
+        return null;
+    }
+
+    /**
+     * A measured cost model: per kernel kind, what a call costs ({@code fixedSec + flops / flopsPerSec +
+     * bytes / bytesPerSec}, a rate null where the fit left its term out); how long measuring took; whether it was
+     * read from {@code file} instead, kept from an earlier run on the same device, processor, JVM and build.
+     */
+    record Calibration(String device, boolean cached, String file, double measureSec, List<KernelCost> kernels) {}
+
+    /** One kernel kind's measured cost. */
+    record KernelCost(String kind, double fixedSec, Double flopsPerSec, Double bytesPerSec) {}
+
+    /**
      * One device's time up to {@link #now()}: kernels running (on any stream; their durations added), its links
      * busy with copies (sending or receiving, overlapping time counted once), and idle, when it neither
-     * computed nor moved data.
+     * computed nor moved data; {@code kernels} splits the compute time by kernel and size as the device's
+     * {@link DeviceStats#kernelTimes()} splits the measured time, so that the two can be compared line by line.
      */
     record DeviceTime(
             DeviceId device,
@@ -77,7 +96,8 @@ public interface Timeline {
             double idleSec,
             long bytesSent,
             long bytesReceived,
-            long peakBytes) {}
+            long peakBytes,
+            List<KernelTime> kernels) {}
 
     /** Bytes copied from one device to another. */
     record LinkTraffic(DeviceId from, DeviceId to, long bytes) {}

@@ -1,9 +1,6 @@
 package org.multigpulab.lessons;
 
-import com.google.gson.FieldNamingPolicy;
-import com.google.gson.GsonBuilder;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -159,12 +156,7 @@ final class BenchCommand implements Callable<Integer> {
                 cpuOverDjl,
                 eightOverOne,
                 epochs);
-        String text = new GsonBuilder()
-                .setPrettyPrinting()
-                .setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES)
-                .create()
-                .toJson(result);
-        AtomicFile.write(out, o -> o.write(text.getBytes(StandardCharsets.UTF_8)));
+        AtomicFile.writeJson(out, result);
         print.println("results: " + out);
         return 0;
     }

@@ -33,6 +33,7 @@ import picocli.CommandLine.Command;
             CompareCommand.class,
             CollectivesCommand.class,
             SimulateCommand.class,
+            ValidateModelCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Lab implements Runnable {

@@ -4,11 +4,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 import org.multigpulab.device.DeviceException;
+import org.multigpulab.device.KernelOp;
 
 /**
  * What the cost model needs to know of a GPU: its FP32 rate, its memory bandwidth and capacity, the host time
  * to launch one kernel, and the interconnect it usually comes with. A kernel takes
- * {@code max(flops / flopsPerSec, bytes / memoryBytesPerSec)}: it is bound by arithmetic or by memory.
+ * {@code max(flops / flopsPerSec, bytes / memoryBytesPerSec)}: it is bound by arithmetic or by memory. The
+ * {@code host} profile is {@code measured} instead: each kernel kind costs what its calibration fitted, and
+ * the rates are the asymptotic ones of a convolution and an add (what a collective's reductions use).
  */
 record DeviceProfile(
         String name,
@@ -17,7 +20,20 @@ record DeviceProfile(
         double memoryBytesPerSec,
         long memoryBytes,
         double launchSec,
-        String defaultTopology) {
+        String defaultTopology,
+        HostCalibration measured) {
+
+    /** A profile from datasheet figures, timed by the roofline. */
+    DeviceProfile(
+            String name,
+            String displayName,
+            double flopsPerSec,
+            double memoryBytesPerSec,
+            long memoryBytes,
+            double launchSec,
+            String defaultTopology) {
+        this(name, displayName, flopsPerSec, memoryBytesPerSec, memoryBytes, launchSec, defaultTopology, null);
+    }
 
     private static final double T = 1e12;
     private static final double G = 1e9;
@@ -60,11 +76,25 @@ record DeviceProfile(
         return GPUS.stream().map(DeviceProfile::name).collect(Collectors.joining(", ")) + " or " + HOST;
     }
 
-    DeviceProfile withMemory(long bytes) {
-        return new DeviceProfile(name, displayName, flopsPerSec, memoryBytesPerSec, bytes, launchSec, defaultTopology);
+    /**
+     * The {@code host} profile of a calibrated device. Its launch costs the host nothing beyond the kernel's
+     * fixed cost, which was measured from the host: on the processor, the thread that launches also computes.
+     */
+    static DeviceProfile measured(HostCalibration calibration, long memoryBytes) {
+        KernelCost conv = calibration.kernels().get(KernelOp.CONV2D_FORWARD.kernelName());
+        KernelCost add = calibration.kernels().get(KernelOp.ADD.kernelName());
+        return new DeviceProfile(
+                HOST, "host", 1 / conv.secPerFlop(), 1 / add.secPerByte(), memoryBytes, 0, Topology.HOST, calibration);
     }
 
-    double kernelSeconds(long flops, long bytes) {
-        return Math.max(flops / flopsPerSec, bytes / memoryBytesPerSec);
+    DeviceProfile withMemory(long bytes) {
+        return new DeviceProfile(
+                name, displayName, flopsPerSec, memoryBytesPerSec, bytes, launchSec, defaultTopology, measured);
+    }
+
+    double kernelSeconds(KernelOp.Call call) {
+        return measured != null
+                ? measured.kernelSeconds(call)
+                : Math.max(call.flops() / flopsPerSec, call.bytes() / memoryBytesPerSec);
     }
 }

@@ -1,73 +1,199 @@
 package org.multigpulab.backend.sim;
 
-import java.util.Arrays;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelOp;
-import org.multigpulab.device.Kernels;
 
 /**
- * The {@code host} profile: the physical device underneath, measured when the devices are opened, so that
- * simulated time can be checked against the wall clock of this machine. It times the LeNet's largest
- * convolution (conv2, where nine tenths of the FLOPs are), a memory-bound kernel, an empty launch and a copy,
- * each the median of several
- * runs after a warm-up; under a second in all.
+ * The {@code host} profile: the physical device underneath, measured, so that simulated time can be checked
+ * against the wall clock of this machine. Every kernel kind is timed at several sizes and shapes
+ * ({@link CalibrationCases}) and fitted with a {@link KernelCost} (a fixed cost per call plus costs per FLOP and
+ * per byte), so that a small call is charged its overhead and a large one its rate; copies between buffers and
+ * uploads from the host are fitted the same way.
+ *
+ * <p>First every case runs in passes until the JIT has compiled them all; then the cases are timed in passes,
+ * each case once per pass, and each takes its median over the passes (its lower quartile ran 20 to 40 % under
+ * the kernels' time in training on the shared 2-core machine: in a training step they are not that lucky).
  */
-record HostCalibration(double flopsPerSec, double memoryBytesPerSec, double launchSec, double copyBytesPerSec) {
+record HostCalibration(Map<String, KernelCost> kernels, KernelCost copy, KernelCost upload, double measureSec) {
 
-    private static final int RUNS = 9;
-    private static final long WARM_UP_NANOS = 150_000_000;
-    // conv2 on a shard of 128 images: 20 channels of 13×13 in, 50 filters of 5×5, 9×9 out
-    private static final ConvShape CONV2 = new ConvShape(128, 20, 13, 13, 50, 5, 5);
-    private static final int STREAM = 1 << 20;
+    /** Passes over every call at least, and at most; between the two, as many as the budget allows. */
+    private static final int MIN_PASSES = 7;
+
+    private static final int MAX_PASSES = 41;
+    /** Stop measuring after this long, the warm-up included, once the fewest passes are done. */
+    private static final double BUDGET_SEC = 2;
+    /** Warm-up ends when a pass compiles nothing and takes this close to the one before, or after the most passes. */
+    private static final double SETTLED = 0.05;
+
+    private static final int MAX_WARM_UP_PASSES = 40;
 
     static HostCalibration measure(Device physical) {
-        Kernels k = physical.kernels();
-        try (Buffer in = physical.allocate(CONV2.inputLength());
-                Buffer w = physical.allocate(CONV2.filterLength());
-                Buffer out = physical.allocate(CONV2.outputLength());
-                Buffer x = physical.allocate(STREAM);
-                Buffer y = physical.allocate(STREAM);
-                Buffer z = physical.allocate(STREAM)) {
-            double conv = median(() -> k.conv2dForward(in, w, out, CONV2), physical);
-            double stream = median(() -> k.add(x, y, z, STREAM), physical);
-            double launch = median(() -> k.fill(0f, x, 1), physical);
-            double copy = median(() -> physical.copyFromPeer(x, y), physical);
-            return new HostCalibration(
-                    new KernelOp.Conv2dForward(in, w, out, CONV2).flops() / conv,
-                    new KernelOp.Add(x, y, z, STREAM).bytes() / stream,
-                    launch,
-                    (double) STREAM * Float.BYTES / copy);
+        long start = System.nanoTime();
+        try (CalibrationCases cases = new CalibrationCases(physical);
+                Buffer x = physical.allocate(COPY_LARGE);
+                Buffer y = physical.allocate(COPY_LARGE);
+                Buffer small = physical.allocate(COPY_SMALL);
+                Buffer smallToo = physical.allocate(COPY_SMALL)) {
+            float[] host = new float[COPY_LARGE];
+            List<Runnable> work = new ArrayList<>();
+            for (KernelOp.Call call : cases.calls()) {
+                work.add(() -> call.launch(physical.kernels()));
+            }
+            work.add(() -> physical.copyFromPeer(small, smallToo));
+            work.add(() -> physical.copyFromPeer(x, y));
+            work.add(() -> physical.upload(host, 0, small));
+            work.add(() -> physical.upload(host, 0, x));
+            double[] seconds = timeInPasses(work, physical, start);
+            int n = cases.calls().size();
+            Map<String, List<KernelCost.Sample>> samples = new LinkedHashMap<>();
+            for (int i = 0; i < n; i++) {
+                KernelOp.Call call = cases.calls().get(i);
+                KernelCost.Sample sample = new KernelCost.Sample(call.flops(), call.bytes(), seconds[i]);
+                samples.computeIfAbsent(kind(call), k -> new ArrayList<>()).add(sample);
+                if (!shape(call).equals(kind(call))) {
+                    samples.computeIfAbsent(shape(call), k -> new ArrayList<>()).add(sample);
+                }
+            }
+            Map<String, KernelCost> kernels = new LinkedHashMap<>();
+            samples.forEach((key, s) -> kernels.put(
+                    key,
+                    KernelCost.fit(s, key.contains("@") ? KernelCost.FIXED | KernelCost.PER_FLOP : KernelCost.ALL)));
+            KernelCost copy = KernelCost.fit(List.of(
+                    new KernelCost.Sample(0, 4L * COPY_SMALL, seconds[n]),
+                    new KernelCost.Sample(0, 4L * COPY_LARGE, seconds[n + 1])));
+            KernelCost upload = KernelCost.fit(List.of(
+                    new KernelCost.Sample(0, 4L * COPY_SMALL, seconds[n + 2]),
+                    new KernelCost.Sample(0, 4L * COPY_LARGE, seconds[n + 3])));
+            return new HostCalibration(kernels, copy, upload, (System.nanoTime() - start) / 1e9);
         }
     }
 
-    private static double median(Runnable work, Device device) {
-        // first let the JIT compile the kernel, as it will have during training
-        for (long until = System.nanoTime() + WARM_UP_NANOS; System.nanoTime() < until; ) {
-            work.run();
-            device.synchronize();
+    private static final int COPY_SMALL = 1 << 10;
+    private static final int COPY_LARGE = 1 << 20;
+
+    /** What a kernel's costs are kept under: its name, and for a GEMM which operands are transposed. */
+    static String kind(KernelOp.Call call) {
+        if (call instanceof KernelOp.Gemm g) {
+            return call.op().kernelName() + "_" + (g.transA() ? "t" : "n") + (g.transB() ? "t" : "n");
         }
-        double[] seconds = new double[RUNS];
-        for (int i = 0; i < RUNS; i++) {
-            long start = System.nanoTime();
-            work.run();
-            device.synchronize();
-            seconds[i] = (System.nanoTime() - start) / 1e9;
+        return call.op().kernelName();
+    }
+
+    /**
+     * What the costs of one layer's calls are kept under, whatever their batch: a convolution's shape without
+     * the batch, a GEMM's two sizes that are not the batch as the trainer places it (the rows of {@code y = x·w}
+     * and {@code dx = dy·wᵀ}, the inner size of {@code dw = xᵀ·dy}); the kind for every other kernel.
+     */
+    static String shape(KernelOp.Call call) {
+        return switch (call) {
+            case KernelOp.Conv2dForward c -> kind(call) + "@" + layer(c.s());
+            case KernelOp.Conv2dBackwardData c -> kind(call) + "@" + layer(c.s());
+            case KernelOp.Conv2dBackwardFilter c -> kind(call) + "@" + layer(c.s());
+            case KernelOp.Gemm g when g.transA() -> kind(call) + "@" + g.m() + "x" + g.n();
+            case KernelOp.Gemm g -> kind(call) + "@" + g.n() + "x" + g.k();
+            default -> kind(call);
+        };
+    }
+
+    private static String layer(ConvShape s) {
+        return s.inChannels() + "x" + s.height() + "x" + s.width() + "_" + s.outChannels() + "x" + s.kernelHeight()
+                + "x" + s.kernelWidth();
+    }
+
+    /**
+     * The simulated seconds of {@code call} on this device: its layer's fitted cost where that layer was
+     * measured, else its kind's, fitted over every shape measured.
+     */
+    double kernelSeconds(KernelOp.Call call) {
+        KernelCost cost = kernels.getOrDefault(shape(call), kernels.get(kind(call)));
+        if (cost == null) {
+            throw new IllegalStateException("the host calibration has no measurement of " + kind(call));
         }
-        Arrays.sort(seconds);
-        return seconds[RUNS / 2];
+        return cost.seconds(call.flops(), call.bytes());
+    }
+
+    /**
+     * Each call's median time over passes in which every call runs once, as a training step runs its kernels one
+     * after another (a call repeated back to back would find its data in the cache and the pool's threads awake,
+     * which a step's kernels do not): {@code MIN_PASSES} at least, then more until the budget is spent.
+     */
+    private static double[] timeInPasses(List<Runnable> work, Device device, long start) {
+        warmUp(work, device);
+        List<double[]> passes = new ArrayList<>();
+        while (passes.size() < MIN_PASSES || (passes.size() < MAX_PASSES && elapsed(start) < BUDGET_SEC)) {
+            double[] pass = new double[work.size()];
+            for (int i = 0; i < work.size(); i++) {
+                long t = System.nanoTime();
+                work.get(i).run();
+                device.synchronize();
+                pass[i] = (System.nanoTime() - t) / 1e9;
+            }
+            passes.add(pass);
+        }
+        double[] median = new double[work.size()];
+        for (int i = 0; i < median.length; i++) {
+            int call = i;
+            double[] times = passes.stream().mapToDouble(p -> p[call]).sorted().toArray();
+            median[i] = times[times.length / 2];
+        }
+        return median;
+    }
+
+    /**
+     * Runs every call, in passes, until the JIT is done with them: until a pass takes as long as the one before
+     * it, within {@code SETTLED}, and the compilers' total time did not grow during it. A kernel compiled from
+     * its small calls alone is not yet the code the large ones get: its loops are compiled again once they
+     * have run long, so the warm-up runs the sizes that will be measured.
+     */
+    private static void warmUp(List<Runnable> work, Device device) {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean observable = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long previous = Long.MAX_VALUE;
+        for (int pass = 0; pass < MAX_WARM_UP_PASSES; pass++) {
+            long compiled = observable ? jit.getTotalCompilationTime() : 0;
+            long t = System.nanoTime();
+            for (Runnable call : work) {
+                call.run();
+                device.synchronize();
+            }
+            long took = System.nanoTime() - t;
+            boolean quiet = !observable || jit.getTotalCompilationTime() == compiled;
+            if (quiet && Math.abs(took - previous) < SETTLED * previous) {
+                return;
+            }
+            previous = took;
+        }
+    }
+
+    private static double elapsed(long start) {
+        return (System.nanoTime() - start) / 1e9;
     }
 
     DeviceProfile profile(long memoryBytes) {
-        return new DeviceProfile(
-                DeviceProfile.HOST, "host", flopsPerSec, memoryBytesPerSec, memoryBytes, launchSec, Topology.HOST);
+        return DeviceProfile.measured(this, memoryBytes);
     }
 
-    /** Logical GPUs on one host reach each other through its memory, at the rate of a copy. */
+    /** Logical GPUs on one host reach each other through its memory: at the rate of a copy, from the host at an upload's. */
     Topology topology() {
-        Link memory = new Link(launchSec, copyBytesPerSec);
         return new Topology(
-                Topology.HOST, "host memory", memory, memory, false, Topology.Transport.HOST_MEMORY, copyBytesPerSec);
+                Topology.HOST,
+                "host memory",
+                link(copy),
+                link(upload),
+                false,
+                Topology.Transport.HOST_MEMORY,
+                1 / copy.secPerByte());
+    }
+
+    private static Link link(KernelCost cost) {
+        return new Link(cost.fixedSec(), 1 / cost.secPerByte());
     }
 }

@@ -1,5 +1,6 @@
 package org.multigpulab.backend.sim;
 
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -24,7 +25,9 @@ import org.multigpulab.device.DeviceRequest;
  * are one node of several (default the DGX's for the profile); {@code compute=off} opens time-only GPUs, which
  * hold no data and compute nothing, while every call still advances their simulated time as it would;
  * {@code host-model=pytorch} charges the host the notebook's own program (Python, PyTorch, its DataLoader) as
- * {@link HostModel} measures it, where by default ({@code gpu}) the host only launches.
+ * {@link HostModel} measures it, where by default ({@code gpu}) the host only launches. {@code profile=host}
+ * times the logical GPUs as the physical device itself, measured ({@link HostCalibration}) and kept per
+ * machine in option {@code calibration-cache}'s folder ({@code off}: measured every time, kept nowhere).
  */
 public final class SimBackend implements Backend {
 
@@ -37,8 +40,9 @@ public final class SimBackend implements Backend {
     static final String NIC = "nic";
     static final String COMPUTE = "compute";
     static final String HOST_MODEL = "host-model";
+    static final String CALIBRATION_CACHE = "calibration-cache";
     private static final Set<String> OPTIONS =
-            Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE, NIC, COMPUTE, HOST_MODEL);
+            Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE, NIC, COMPUTE, HOST_MODEL, CALIBRATION_CACHE);
     private static final String DEFAULT_PROFILE = "t4";
 
     @Override
@@ -95,26 +99,48 @@ public final class SimBackend implements Backend {
             List<DeviceProfile> profiles = capacity == null
                     ? perDevice
                     : perDevice.stream().map(p -> p.withMemory(capacity)).toList();
-            return List.copyOf(new SimCluster(null, profiles, link, nic(request, gpu), hostModel, trace).devices());
+            return List.copyOf(
+                    new SimCluster(null, profiles, link, nic(request, gpu), hostModel, trace, null).devices());
         }
         Device physical = Backends.open(physicalName, DeviceRequest.of(1)).getFirst();
         try {
-            HostCalibration host = gpu == null || link == null ? HostCalibration.measure(physical) : null;
+            CalibrationCache.Calibrated host =
+                    gpu == null || link == null ? calibrate(physical, request.option(CALIBRATION_CACHE, null)) : null;
             List<DeviceProfile> profiles = gpu != null
                     ? perDevice
                     : Collections.nCopies(
-                            request.count(), host.profile(physical.info().memoryBytes()));
+                            request.count(),
+                            host.calibration().profile(physical.info().memoryBytes()));
             if (capacity != null) {
                 profiles = profiles.stream().map(p -> p.withMemory(capacity)).toList();
             }
-            Topology topology = link != null ? link : host.topology();
-            return List.copyOf(
-                    new SimCluster(physical, profiles, topology, nic(request, profiles.getFirst()), hostModel, trace)
-                            .devices());
+            Topology topology = link != null ? link : host.calibration().topology();
+            return List.copyOf(new SimCluster(
+                            physical,
+                            profiles,
+                            topology,
+                            nic(request, profiles.getFirst()),
+                            hostModel,
+                            trace,
+                            host == null ? null : host.report(physical))
+                    .devices());
         } catch (RuntimeException e) {
             physical.close();
             throw e;
         }
+    }
+
+    /**
+     * The {@code host} calibration of {@code physical}: from the cache in {@code folder} (option
+     * {@code calibration-cache}, default the lab's cache folder), or measured now and kept there; {@code off}
+     * measures it every time and keeps nothing.
+     */
+    private static CalibrationCache.Calibrated calibrate(Device physical, String folder) {
+        if ("off".equals(folder)) {
+            return new CalibrationCache.Calibrated(HostCalibration.measure(physical), false, null);
+        }
+        Path path = folder == null ? CalibrationCache.defaultFolder() : Path.of(folder);
+        return new CalibrationCache(path).calibrate(physical);
     }
 
     /**

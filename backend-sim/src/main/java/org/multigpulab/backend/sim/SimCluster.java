@@ -3,6 +3,7 @@ package org.multigpulab.backend.sim;
 import java.util.ArrayList;
 import java.util.List;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.Timeline;
 
 /**
  * The logical GPUs opened together over one physical device, and the timeline they share. The physical device
@@ -16,16 +17,20 @@ final class SimCluster {
     private final List<SimDevice> devices = new ArrayList<>();
     private int open;
 
-    /** {@code profiles.size()} logical GPUs, device i timed as {@code profiles.get(i)}; no physical device: time only. */
+    /**
+     * {@code profiles.size()} logical GPUs, device i timed as {@code profiles.get(i)}; no physical device: time
+     * only. {@code calibration}: how the {@code host} profile was measured, else null.
+     */
     SimCluster(
             Device physical,
             List<DeviceProfile> profiles,
             Topology topology,
             Nic nic,
             HostModel hostModel,
-            boolean trace) {
+            boolean trace,
+            Timeline.Calibration calibration) {
         this.physical = physical;
-        this.timeline = new SimTimeline(this, profiles, topology, nic, hostModel, trace);
+        this.timeline = new SimTimeline(this, profiles, topology, nic, hostModel, trace, calibration);
         for (int i = 0; i < profiles.size(); i++) {
             devices.add(new SimDevice(this, i, profiles.get(i).memoryBytes()));
         }

@@ -8,6 +8,7 @@ import java.util.Locale;
 import org.multigpulab.device.CollectiveCostModel.Collective;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.StatsCounter;
 import org.multigpulab.device.Timeline;
 
 /**
@@ -44,6 +45,7 @@ final class SimTimeline implements Timeline {
     private final Nic nic;
     private final HostModel hostModel;
     private final boolean recording;
+    private final Calibration calibration;
     private double hostProgram;
     private int nodes = 1;
     private final int count;
@@ -54,6 +56,7 @@ final class SimTimeline implements Timeline {
     private final double[] hostIn;
     private final double[] hostOut;
     private final double[] computeBusy;
+    private final StatsCounter[] simulatedKernels;
     private final double[] comm;
     private final Intervals[] commBusy;
     private final Intervals[] busy;
@@ -67,8 +70,10 @@ final class SimTimeline implements Timeline {
             Topology topology,
             Nic nic,
             HostModel hostModel,
-            boolean recording) {
+            boolean recording,
+            Calibration calibration) {
         this.hostModel = hostModel;
+        this.calibration = calibration;
         this.cluster = cluster;
         this.count = profiles.size();
         this.profiles = List.copyOf(profiles);
@@ -82,11 +87,13 @@ final class SimTimeline implements Timeline {
         hostIn = topology.peersOverHost() ? peerIn : new double[count];
         hostOut = topology.peersOverHost() ? peerOut : new double[count];
         computeBusy = new double[count];
+        simulatedKernels = new StatsCounter[count];
         comm = new double[count];
         commBusy = new Intervals[count];
         busy = new Intervals[count];
         for (int i = 0; i < count; i++) {
             commBusy[i] = new Intervals();
+            simulatedKernels[i] = new StatsCounter();
             busy[i] = new Intervals();
         }
         linkBytes = new long[count][count];
@@ -111,7 +118,7 @@ final class SimTimeline implements Timeline {
             SimBuffer b = (SimBuffer) call.buffer(i);
             start = Math.max(start, call.writes(i) ? b.writable() : b.readable());
         }
-        double seconds = profile.kernelSeconds(call.flops(), call.bytes());
+        double seconds = profile.kernelSeconds(call);
         double end = start + seconds;
         stream[d] = end;
         for (int i = 0; i < buffers; i++) {
@@ -125,6 +132,7 @@ final class SimTimeline implements Timeline {
             }
         }
         computeBusy[d] += seconds;
+        simulatedKernels[d].onKernel(call, Math.round(seconds * 1e9));
         busy[d].add(start, end);
         event(d, onComm ? "comm" : "compute", call.op().kernelName(), "kernel", start, seconds);
         cluster.device(d).spanned(start, end);
@@ -293,7 +301,8 @@ final class SimTimeline implements Timeline {
                     span - busy[d].union(),
                     stats.bytesToPeers(),
                     stats.bytesFromPeers(),
-                    stats.peakAllocatedBytes()));
+                    stats.peakAllocatedBytes(),
+                    simulatedKernels[d].snapshot().kernelTimes()));
         }
         return out;
     }
@@ -311,6 +320,11 @@ final class SimTimeline implements Timeline {
         }
         out.sort(Comparator.comparingLong(LinkTraffic::bytes).reversed());
         return out;
+    }
+
+    @Override
+    public Calibration calibration() {
+        return calibration;
     }
 
     @Override

@@ -58,7 +58,7 @@ class SimTimelineTest {
         List<Device> d = open(2);
         Buffer x0 = d.get(0).allocate(1 << 20), x1 = d.get(1).allocate(1 << 20);
         KernelOp.Call scale = new KernelOp.Scale(2f, x0, 1 << 20);
-        double one = T4.kernelSeconds(scale.flops(), scale.bytes());
+        double one = T4.kernelSeconds(scale);
         for (int i = 0; i < 3; i++) {
             d.get(0).kernels().scale(2f, x0, 1 << 20);
             d.get(1).kernels().scale(2f, x1, 1 << 20);

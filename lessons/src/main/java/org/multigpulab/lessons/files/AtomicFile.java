@@ -1,8 +1,11 @@
 package org.multigpulab.lessons.files;
 
+import com.google.gson.FieldNamingPolicy;
+import com.google.gson.GsonBuilder;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -50,6 +53,16 @@ public final class AtomicFile {
      * Writes {@code target} atomically and durably: its contents reach the disk before its name does, and its
      * name before this returns (where the file system lets a folder be forced).
      */
+    /** {@code value} as indented JSON with snake_case names (a results file people read), written as {@link #write}. */
+    public static void writeJson(Path target, Object value) {
+        String text = new GsonBuilder()
+                .setPrettyPrinting()
+                .setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES)
+                .create()
+                .toJson(value);
+        write(target, o -> o.write(text.getBytes(StandardCharsets.UTF_8)));
+    }
+
     public static void write(Path target, Writer writer) {
         Path dir = folderOf(target);
         Path temp = null;

@@ -10,6 +10,8 @@ import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceStats;
+import org.multigpulab.device.KernelTime;
+import org.multigpulab.device.Timeline;
 
 /**
  * The JSON run report of {@code ./lab train --report FILE}; its schema is in the README. Field names are the
@@ -25,7 +27,7 @@ public record RunReport(
         Sim sim,
         Dist dist) {
 
-    public static final String SCHEMA = "multigpu-lab/run-report/7";
+    public static final String SCHEMA = "multigpu-lab/run-report/8";
 
     /** The options the run was started with; {@code model} is {@code --model}'s value ({@code lenet}, {@code mlp}). */
     public record Config(
@@ -54,7 +56,9 @@ public record RunReport(
      * idle over the whole run (training and evaluation), its bytes and peak memory, and the bytes per link. Since
      * schema 7: {@code nodes} (a run of several processes is simulated as as many nodes, these devices one of them)
      * and {@code gpusPerNode}, and {@code secPerEpochWithPytorchHost}, the epoch with the notebook's host program
-     * (null on the measured host profile).
+     * (null on the measured host profile). Since schema 8: {@code calibration}, on the {@code host} profile how each
+     * kernel kind's cost was measured on the physical device (null on datasheet profiles), and per device the
+     * simulated {@code kernels}, split as {@code device_stats} splits the measured ones.
      */
     public record Sim(
             String profile,
@@ -67,7 +71,8 @@ public record RunReport(
             List<SimLink> links,
             int nodes,
             int gpusPerNode,
-            Double secPerEpochWithPytorchHost) {}
+            Double secPerEpochWithPytorchHost,
+            Timeline.Calibration calibration) {}
 
     public record SimDevice(
             String device,
@@ -76,7 +81,8 @@ public record RunReport(
             double idleSec,
             long bytesSent,
             long bytesReceived,
-            long peakBytes) {}
+            long peakBytes,
+            List<KernelSummary> kernels) {}
 
     public record SimLink(String from, String to, long bytes) {}
 
@@ -149,10 +155,7 @@ public record RunReport(
                             s.bytesFromPeers(),
                             s.bytesToPeers(),
                             s.peakAllocatedBytes(),
-                            s.kernelTimes().stream()
-                                    .map(k -> new KernelSummary(
-                                            k.kernel(), k.flopsPerLaunch(), k.launches(), k.nanos() / 1e9))
-                                    .toList());
+                            kernels(s.kernelTimes()));
                 })
                 .toList();
         Sim sim = devices.getFirst()
@@ -172,14 +175,16 @@ public record RunReport(
                                         d.idleSec(),
                                         d.bytesSent(),
                                         d.bytesReceived(),
-                                        d.peakBytes()))
+                                        d.peakBytes(),
+                                        kernels(d.kernels())))
                                 .toList(),
                         t.links().stream()
                                 .map(l -> new SimLink(l.from().toString(), l.to().toString(), l.bytes()))
                                 .toList(),
                         t.nodes(),
                         devices.size(),
-                        secPerEpochWithPytorchHost))
+                        secPerEpochWithPytorchHost,
+                        t.calibration()))
                 .orElse(null);
         return new RunReport(
                 SCHEMA,
@@ -190,6 +195,12 @@ public record RunReport(
                 stats,
                 sim,
                 dist);
+    }
+
+    private static List<KernelSummary> kernels(List<KernelTime> times) {
+        return times.stream()
+                .map(k -> new KernelSummary(k.kernel(), k.flopsPerLaunch(), k.launches(), k.nanos() / 1e9))
+                .toList();
     }
 
     private static Epoch epoch(TrainingListener.EpochDone e) {
