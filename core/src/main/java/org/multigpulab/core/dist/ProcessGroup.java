@@ -58,6 +58,14 @@ public interface ProcessGroup extends AutoCloseable {
     @Override
     void close();
 
+    /**
+     * Rank 0 of {@code size} processes whose peers are not there (one node of many timed alone, a test of rank
+     * 0's part): collectives leave the data as it is; {@link #abort} throws.
+     */
+    static ProcessGroup firstOfAbsent(int size) {
+        return new AbsentPeers(size);
+    }
+
     /** One process on its own: collectives leave the data as it is. */
     ProcessGroup SINGLE = new ProcessGroup() {
         @Override

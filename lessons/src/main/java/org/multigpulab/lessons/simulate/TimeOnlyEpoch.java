@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.dist.ProcessGroup;
@@ -111,7 +112,7 @@ public final class TimeOnlyEpoch {
         TrainConfig config = new TrainConfig(1, setup.batchSize(), 0.2f, 1, false, false)
                 .withAllReduce(setup.allReduce())
                 .withBucketBytes(setup.bucketBytes())
-                .withProcessGroup(setup.nodes() == 1 ? ProcessGroup.SINGLE : new FirstNode(setup.nodes()));
+                .withProcessGroup(setup.nodes() == 1 ? ProcessGroup.SINGLE : ProcessGroup.firstOfAbsent(setup.nodes()));
         try (DataParallelTrainer trainer =
                 new DataParallelTrainer(devices, setup.model(), setup.model().initParams(1), config)) {
             Timeline timeline = trainer.timeline().orElseThrow();
@@ -178,7 +179,7 @@ public final class TimeOnlyEpoch {
         }
 
         List<GpuShare> gpus() {
-            return java.util.stream.IntStream.range(0, start.size())
+            return IntStream.range(0, start.size())
                     .mapToObj(d -> new GpuShare(
                             start.get(d).device().toString(),
                             end.get(d).computeSec() - start.get(d).computeSec(),
@@ -186,38 +187,5 @@ public final class TimeOnlyEpoch {
                             end.get(d).idleSec() - start.get(d).idleSec()))
                     .toList();
         }
-    }
-
-    /**
-     * Rank 0 of {@code size} nodes, the others not there: its collectives leave the data as it is (nothing is
-     * computed), and the network's time comes from the devices' timeline.
-     */
-    private record FirstNode(int size) implements ProcessGroup {
-        @Override
-        public int rank() {
-            return 0;
-        }
-
-        @Override
-        public String description() {
-            return size + " simulated nodes";
-        }
-
-        @Override
-        public void allReduce(float[] data, int offset, int length) {}
-
-        @Override
-        public void allReduce(double[] data) {}
-
-        @Override
-        public void broadcast(float[] data, int root) {}
-
-        @Override
-        public void abort(String why, int exitCode) {
-            throw new IllegalStateException(why);
-        }
-
-        @Override
-        public void close() {}
     }
 }

@@ -74,7 +74,7 @@ class TimeOnlyEpochTest {
     void nodesAgreeWithAComputedRankZeroAndChargeTheNetworkAsNcclsModel(@TempDir Path dir) throws Exception {
         int nodes = 3, perNode = 2;
         AllReduceAlgorithm naive = AllReduceAlgorithm.NAIVE;
-        double real = computed(perNode, naive, 0, new RankZeroOf(nodes));
+        double real = computed(perNode, naive, 0, ProcessGroup.firstOfAbsent(nodes));
         Path trace = dir.resolve("trace.json");
         TimeOnlyEpoch.Result timeOnly = TimeOnlyEpoch.run(setup(nodes * perNode, nodes, naive, 0), trace);
         assertEquals(real, timeOnly.secPerEpoch(), 0.0, "time-only against computed rank 0 of 3, sec/epoch");
@@ -126,35 +126,5 @@ class TimeOnlyEpochTest {
         assertTrue(
                 pytorch[1].hostProgramSec() > 1.9 * pytorch[0].hostProgramSec(),
                 pytorch[1].hostProgramSec() + " s on 2 GPUs, " + pytorch[0].hostProgramSec() + " s on 1");
-    }
-
-    /** Rank 0 of {@code size} processes that are not there: sums leave the data as it is. */
-    private record RankZeroOf(int size) implements ProcessGroup {
-        @Override
-        public int rank() {
-            return 0;
-        }
-
-        @Override
-        public String description() {
-            return "rank 0 of " + size;
-        }
-
-        @Override
-        public void allReduce(float[] data, int offset, int length) {}
-
-        @Override
-        public void allReduce(double[] data) {}
-
-        @Override
-        public void broadcast(float[] data, int root) {}
-
-        @Override
-        public void abort(String why, int exitCode) {
-            throw new AssertionError(why);
-        }
-
-        @Override
-        public void close() {}
     }
 }
