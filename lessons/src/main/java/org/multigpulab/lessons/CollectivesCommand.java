@@ -1,9 +1,6 @@
 package org.multigpulab.lessons;
 
-import com.google.gson.FieldNamingPolicy;
-import com.google.gson.GsonBuilder;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,39 +76,8 @@ final class CollectivesCommand implements Callable<Integer> {
             description = "Add SIZE bytes from one row to the next instead.")
     String stepBytes;
 
-    @Option(
-            names = "--gpus",
-            paramLabel = "N",
-            defaultValue = "8",
-            description = "GPUs in all (default ${DEFAULT-VALUE}).")
-    int gpus;
-
-    @Option(
-            names = "--nodes",
-            paramLabel = "M",
-            defaultValue = "1",
-            description = "Nodes the GPUs are spread over evenly (default ${DEFAULT-VALUE}).")
-    int nodes;
-
-    @Option(
-            names = "--profile",
-            paramLabel = "GPU",
-            defaultValue = "t4",
-            description = "The GPU: t4, v100, a100, h100, h200, rtx4090, rtx5090 (default ${DEFAULT-VALUE}).")
-    String profile;
-
-    @Option(
-            names = "--topology",
-            paramLabel = "LINK",
-            description = "How GPUs of a node connect: pcie3, pcie4, pcie5, pcie4-host, pcie5-host (no P2P),"
-                    + " nvlink2, nvlink3, nvlink4 (default: the profile's own).")
-    String topology;
-
-    @Option(
-            names = "--nic",
-            paramLabel = "NIC",
-            description = "Network card between nodes: edr, hdr, ndr, roce100, eth200 (default: a DGX's, by GPU).")
-    String nic;
+    @CommandLine.Mixin
+    SystemOptions simulated;
 
     @Option(
             names = "--nics-per-node",
@@ -160,11 +126,12 @@ final class CollectivesCommand implements Callable<Integer> {
         if (json != null) {
             AtomicFile.checkWritable("--json", json);
         }
-        CostedSystem system = model.system(new SystemSpec(gpus, nodes, profile, topology, nic, nicsPerNode));
+        CostedSystem system = model.system(new SystemSpec(
+                simulated.gpus, simulated.nodes, simulated.profile, simulated.topology, simulated.nic, nicsPerNode));
         List<PerfRow> rows = new ArrayList<>();
         for (long size : sizes) {
             long aligned = aligned(collective, size);
-            rows.add(PerfRow.of(collective, gpus, aligned, system.estimate(collective, aligned, algo)));
+            rows.add(PerfRow.of(collective, simulated.gpus, aligned, system.estimate(collective, aligned, algo)));
         }
         out.printf(
                 "# multigpu-lab collectives: %s on a simulated system, timed by the sim backend's cost model of NCCL"
@@ -242,7 +209,8 @@ final class CollectivesCommand implements Callable<Integer> {
 
     /** {@code size} rounded down, as nccl-tests does, to whole floats, and for gather and scatter to whole ranks. */
     private long aligned(Collective c, long size) {
-        long unit = (long) Float.BYTES * (c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER ? gpus : 1);
+        long unit = (long) Float.BYTES
+                * (c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER ? simulated.gpus : 1);
         return size / unit * unit;
     }
 
@@ -257,20 +225,17 @@ final class CollectivesCommand implements Callable<Integer> {
                 String topology,
                 String algo,
                 List<PerfRow> rows) {}
-        String text = new GsonBuilder()
-                .setPrettyPrinting()
-                .setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES)
-                .create()
-                .toJson(new Sweep(
+        AtomicFile.writeJson(
+                json,
+                new Sweep(
                         collective.option(),
                         collective.program(),
                         system.description(),
-                        gpus,
-                        nodes,
-                        profile,
-                        topology,
+                        simulated.gpus,
+                        simulated.nodes,
+                        simulated.profile,
+                        simulated.topology,
                         algo,
                         rows));
-        AtomicFile.write(json, o -> o.write(text.getBytes(StandardCharsets.UTF_8)));
     }
 }

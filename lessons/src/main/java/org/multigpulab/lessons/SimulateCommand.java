@@ -37,31 +37,8 @@ import picocli.CommandLine.Option;
         })
 final class SimulateCommand implements Callable<Integer> {
 
-    @Option(names = "--gpus", paramLabel = "N", defaultValue = "8", description = "GPUs in all. Default: 8.")
-    int gpus;
-
-    @Option(
-            names = "--nodes",
-            paramLabel = "M",
-            defaultValue = "1",
-            description = "Nodes, --gpus / M GPUs each. Default: ${DEFAULT-VALUE}.")
-    int nodes;
-
-    @Option(
-            names = "--profile",
-            paramLabel = "GPU",
-            defaultValue = "t4",
-            description = "t4, v100, a100, h100, h200, rtx4090, rtx5090. Default: ${DEFAULT-VALUE}.")
-    String profile;
-
-    @Option(names = "--topology", paramLabel = "LINK", description = "Inside a node. Default: the profile's own.")
-    String topology;
-
-    @Option(
-            names = "--nic",
-            paramLabel = "CARD",
-            description = "Between nodes: edr, hdr, ndr, roce100, eth200. Default: the DGX's for the profile.")
-    String nic;
+    @Mixin
+    SystemOptions simulated;
 
     @ArgGroup(exclusive = true)
     Batch batch = new Batch();
@@ -119,16 +96,16 @@ final class SimulateCommand implements Callable<Integer> {
         if (trace != null) {
             AtomicFile.checkWritable("--trace", trace);
         }
-        int batchSize = batch.size(gpus);
+        int batchSize = batch.size(simulated.gpus);
         if (batchSize < 1) {
             throw new UserError("the batch must hold 1 or more images, not " + batchSize);
         }
         TimeOnlyEpoch.Setup setup = new TimeOnlyEpoch.Setup(
-                gpus,
-                nodes,
-                profile,
-                topology,
-                nic,
+                simulated.gpus,
+                simulated.nodes,
+                simulated.profile,
+                simulated.topology,
+                simulated.nic,
                 Model.named(modelName),
                 batchSize,
                 trainSamples,
@@ -146,15 +123,15 @@ final class SimulateCommand implements Callable<Integer> {
                 r.steps(),
                 r.steps() == 1 ? "" : "s",
                 batchSize,
-                Math.ceilDiv(batchSize, gpus),
+                Math.ceilDiv(batchSize, simulated.gpus),
                 modelName,
                 allreduce);
-        if (nodes > 1) {
+        if (simulated.nodes > 1) {
             out.printf(
                     Locale.ROOT,
                     "node 0 of %d simulated (the others hold no larger shards); the allreduce across the nodes from"
                             + " NCCL's model%n",
-                    nodes);
+                    simulated.nodes);
         }
         for (TimeOnlyEpoch.GpuShare g : r.gpus()) {
             out.printf(
