@@ -50,12 +50,17 @@ final class CalibrationCache {
 
     /** Where the calibration of {@code physical} is kept. */
     Path file(Device physical) {
-        return folder.resolve(physical.id().toString().replace(':', '-') + "-" + digest(key(physical)) + ".properties");
+        return file(physical, key(physical));
+    }
+
+    private Path file(Device physical, String key) {
+        return folder.resolve(physical.id().toString().replace(':', '-') + "-" + digest(key) + ".properties");
     }
 
     /** The calibration of {@code physical} from the cache, or measured now and stored. */
     Calibrated calibrate(Device physical) {
-        Path file = file(physical);
+        String key = key(physical);
+        Path file = file(physical, key);
         if (Files.isRegularFile(file)) {
             try {
                 return new Calibrated(read(file), true, file);
@@ -65,7 +70,7 @@ final class CalibrationCache {
         }
         HostCalibration measured = HostCalibration.measure(physical);
         try {
-            write(file, measured, key(physical));
+            write(file, measured, key);
         } catch (IOException e) {
             // a cache that cannot be written costs the next run its measurement, nothing else
             return new Calibrated(measured, false, null);
