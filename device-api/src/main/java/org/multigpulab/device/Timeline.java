@@ -38,6 +38,14 @@ public interface Timeline {
     default void allReduceAcrossNodes(long bytes, int nodes) {}
 
     /**
+     * The host program spent {@code seconds}, measured, on work of its own that no device does (gathering the
+     * next batch from the data set). A timeline whose devices are this machine's processor (the {@code sim}
+     * backend's {@code host} profile) counts it, as its one host thread launches nothing meanwhile; one that
+     * models other hardware leaves its time as it is.
+     */
+    default void hostWork(double seconds) {}
+
+    /**
      * How many nodes the modelled system has, this timeline's devices being one of them: 1 until
      * {@link #allReduceAcrossNodes} said otherwise.
      */
@@ -74,11 +82,22 @@ public interface Timeline {
     }
 
     /**
-     * A measured cost model: per kernel kind, what a call costs ({@code fixedSec + flops / flopsPerSec +
-     * bytes / bytesPerSec}, a rate null where the fit left its term out); how long measuring took; whether it was
-     * read from {@code file} instead, kept from an earlier run on the same device, processor, JVM and build.
+     * A measured cost model: per layer and element-wise kernel, its seconds at the sizes measured ({@code tables},
+     * what its calls are charged, read between those sizes); per kernel kind, what a call of a shape not measured
+     * costs ({@code fixedSec + flops / flopsPerSec + bytes / bytesPerSec}, a rate null where the fit left its term
+     * out); how long measuring took; whether it was read from {@code file} instead, kept from an earlier run on the
+     * same device, processor, JVM and build.
      */
-    record Calibration(String device, boolean cached, String file, double measureSec, List<KernelCost> kernels) {}
+    record Calibration(
+            String device,
+            boolean cached,
+            String file,
+            double measureSec,
+            List<MeasuredSizes> tables,
+            List<KernelCost> kernels) {}
+
+    /** A kernel's {@code seconds} at each of the {@code sizes} measured, sizes counted in {@code unit} (FLOPs or bytes). */
+    record MeasuredSizes(String kernel, String unit, double[] sizes, double[] seconds) {}
 
     /** One kernel kind's measured cost. */
     record KernelCost(String kind, double fixedSec, Double flopsPerSec, Double bytesPerSec) {}

@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.DoubleSummaryStatistics;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -95,6 +97,31 @@ final class ValidateModelCommand implements Callable<Integer> {
             description = "The error band the verdict and the chart show. Default: ${DEFAULT-VALUE}.")
     double tolerance;
 
+    @Option(
+            names = "--calibration",
+            paramLabel = "WHEN",
+            defaultValue = "fresh",
+            description = "fresh: measure the physical device again before every configuration, so that the"
+                    + " machine's own drift between a calibration and a run (a quarter in minutes on a shared"
+                    + " machine) is not counted as the model's error; cached: read it from the lab's cache, as"
+                    + " ./lab train does. Default: ${DEFAULT-VALUE}.")
+    Calibration calibration;
+
+    /** When the physical device is measured: before every configuration, or once and kept in the cache. */
+    enum Calibration {
+        fresh,
+        cached
+    }
+
+    @Option(
+            names = "--repeats",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Train each configuration N times, each after its own calibration, and show the one whose"
+                    + " error is the median: on a shared machine, whose speed moves by a tenth or more from one"
+                    + " minute to the next, 3 gives a steadier table. Default: ${DEFAULT-VALUE}.")
+    int repeats;
+
     @CommandLine.Mixin
     DataOptions dataOptions;
 
@@ -132,8 +159,10 @@ final class ValidateModelCommand implements Callable<Integer> {
         int testSamples = dataOptions.testSamples != null ? dataOptions.testSamples : DEFAULT_TEST_SAMPLES;
         FashionMnist.Splits data =
                 DataSetup.load(dataOptions.data, null, testSamples).splits();
-        ModelValidation validation =
-                new ModelValidation(data, new ModelValidation.Plan(dataOptions.trainSamples, testSamples, epochs));
+        ModelValidation validation = new ModelValidation(
+                data,
+                new ModelValidation.Plan(
+                        dataOptions.trainSamples, testSamples, epochs, calibration == Calibration.fresh));
         PrintStream out = System.out;
         out.printf(
                 Locale.ROOT,
@@ -143,16 +172,11 @@ final class ValidateModelCommand implements Callable<Integer> {
         out.println("| physical | model | batch | images/epoch | wall sec/epoch | simulated | error |");
         out.println("|---|---|---|---|---|---|---|");
         List<ModelValidation.Single> single = new ArrayList<>();
-        List<Timeline.Calibration> calibrations = new ArrayList<>();
         for (String p : usable) {
             for (Model model : chosen) {
                 for (int batch : batchSizes) {
-                    ModelValidation.Single s = validation.single(p, model, batch);
+                    ModelValidation.Single s = medianOf(validation, p, model, batch);
                     single.add(s);
-                    if (calibrations.stream()
-                            .noneMatch(c -> c.device().equals(s.calibration().device()))) {
-                        calibrations.add(s.calibration());
-                    }
                     out.printf(
                             Locale.ROOT,
                             "| %s | %s | %d | %d | %.3f | %.3f | %+.1f%% |%n",
@@ -167,17 +191,7 @@ final class ValidateModelCommand implements Callable<Integer> {
             }
         }
         out.println();
-        for (Timeline.Calibration c : calibrations) {
-            out.printf(
-                    Locale.ROOT,
-                    "calibration of %s: %s%n",
-                    c.device(),
-                    c.cached()
-                            ? "from " + c.file() + " (measured in "
-                                    + String.format(Locale.ROOT, "%.1f s", c.measureSec()) + " by an earlier run)"
-                            : String.format(Locale.ROOT, "measured in %.1f s", c.measureSec())
-                                    + (c.file() != null ? ", kept in " + c.file() : ""));
-        }
+        printCalibrations(single, out);
         ModelValidation.Single worst = single.stream()
                 .max(Comparator.comparingDouble(s -> Math.abs(s.error())))
                 .orElseThrow();
@@ -189,7 +203,7 @@ final class ValidateModelCommand implements Callable<Integer> {
                 worst.batch(),
                 100 * worst.error());
         if (worst.kernelsTimed()) {
-            out.print("; its kernels, measured vs simulated over the run:");
+            out.print("; its kernels, measured vs simulated after the first epoch:");
             for (Map.Entry<String, double[]> k : ModelValidation.worstKernels(worst, 4)) {
                 out.printf(Locale.ROOT, " %s %.2f vs %.2f s;", k.getKey(), k.getValue()[0], k.getValue()[1]);
             }
@@ -215,6 +229,46 @@ final class ValidateModelCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** Per physical device, how its calibrations were made: each afresh and how long they took, or the cache's. */
+    private void printCalibrations(List<ModelValidation.Single> single, PrintStream out) {
+        Map<String, List<Timeline.Calibration>> byDevice = new LinkedHashMap<>();
+        for (ModelValidation.Single s : single) {
+            byDevice.computeIfAbsent(s.calibration().device(), d -> new ArrayList<>())
+                    .add(s.calibration());
+        }
+        byDevice.forEach((device, calibrations) -> {
+            Timeline.Calibration c = calibrations.getFirst();
+            DoubleSummaryStatistics took = calibrations.stream()
+                    .mapToDouble(Timeline.Calibration::measureSec)
+                    .summaryStatistics();
+            out.println(
+                    calibration == Calibration.cached
+                            ? String.format(
+                                    Locale.ROOT,
+                                    "calibration of %s: kept in %s, measured in %.1f s by %s",
+                                    device,
+                                    c.file(),
+                                    c.measureSec(),
+                                    c.cached() ? "an earlier run" : "this one")
+                            : String.format(
+                                    Locale.ROOT,
+                                    "calibration of %s: measured afresh before each configuration, in %.1f to %.1f s",
+                                    device,
+                                    took.getMin(),
+                                    took.getMax()));
+        });
+    }
+
+    /** {@code repeats} runs of one configuration, and the one whose error is the median. */
+    private ModelValidation.Single medianOf(ModelValidation validation, String physical, Model model, int batch) {
+        List<ModelValidation.Single> runs = new ArrayList<>();
+        for (int i = 0; i < repeats; i++) {
+            runs.add(validation.single(physical, model, batch));
+        }
+        runs.sort(Comparator.comparingDouble(ModelValidation.Single::error));
+        return runs.get(runs.size() / 2);
+    }
+
     private List<ModelValidation.Several> several(
             ModelValidation validation, List<String> usable, Model model, PrintStream out) {
         List<ModelValidation.Several> several = new ArrayList<>();
@@ -234,7 +288,7 @@ final class ValidateModelCommand implements Callable<Integer> {
                 several.add(s);
                 out.printf(
                         Locale.ROOT,
-                        "  %d on %s: wall %.2f sec/epoch, simulated %.2f; busy time of all devices over the run:"
+                        "  %d on %s: wall %.2f sec/epoch, simulated %.2f; busy time of all devices after the first epoch:"
                                 + " simulated %.2f s, ",
                         k,
                         p,
@@ -257,6 +311,9 @@ final class ValidateModelCommand implements Callable<Integer> {
     private void checkOptions() {
         if (epochs < 2) {
             throw new UserError("--epochs must be 2 or more (the first warms up and is dropped), not " + epochs);
+        }
+        if (repeats < 1) {
+            throw new UserError("--repeats must be 1 or more, not " + repeats);
         }
         if (!(tolerance > 0)) {
             throw new UserError("--tolerance must be a positive fraction such as 0.15, not " + tolerance);

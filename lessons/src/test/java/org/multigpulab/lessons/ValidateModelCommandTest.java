@@ -40,6 +40,8 @@ class ValidateModelCommandTest {
                 "2",
                 "--epochs",
                 "2",
+                "--calibration",
+                "cached",
                 "--train-samples",
                 "1024",
                 "--test-samples",
@@ -77,7 +79,8 @@ class ValidateModelCommandTest {
                 List.of("--physical", "sim"),
                 List.of("--batch-sizes", "0"),
                 List.of("--tolerance", "-1"),
-                List.of("--model", "resnet"))) {
+                List.of("--model", "resnet"),
+                List.of("--repeats", "0"))) {
             String[] all = new String[args.size() + 1];
             all[0] = "validate-model";
             for (int i = 0; i < args.size(); i++) {
@@ -87,5 +90,17 @@ class ValidateModelCommandTest {
             assertEquals(2, r.exit(), args + ": " + r.err() + r.out());
             assertTrue(r.err().strip().lines().count() == 1, args + " gives one line: " + r.err());
         }
+    }
+
+    @Test
+    void anUnknownCalibrationChoiceNamesTheChoices() {
+        LabRunner.Result r = LabRunner.run("validate-model", "--calibration", "sometimes");
+        assertEquals(2, r.exit(), r.err() + r.out());
+        List<String> lines = r.err().strip().lines().toList();
+        assertTrue(
+                lines.getFirst().contains("--calibration") && lines.getFirst().contains("[fresh, cached]"), r.err());
+        assertTrue(
+                lines.size() == 2 && lines.get(1).contains("--help"),
+                "then where the help is, nothing more: " + r.err());
     }
 }

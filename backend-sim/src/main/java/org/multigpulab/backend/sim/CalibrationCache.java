@@ -90,11 +90,19 @@ final class CalibrationCache {
                             rate(e.getValue().secPerFlop()),
                             rate(e.getValue().secPerByte())))
                     .toList();
+            List<Timeline.MeasuredSizes> tables = calibration.tables().entrySet().stream()
+                    .map(e -> new Timeline.MeasuredSizes(
+                            e.getKey(),
+                            HostCalibration.sizeUnit(e.getKey()),
+                            e.getValue().work(),
+                            e.getValue().seconds()))
+                    .toList();
             return new Timeline.Calibration(
                     physical.id() + " (" + physical.info().description() + ")",
                     cached,
                     file == null ? null : file.toString(),
                     calibration.measureSec(),
+                    tables,
                     kernels);
         }
 
@@ -170,12 +178,16 @@ final class CalibrationCache {
             p.load(in);
         }
         Map<String, KernelCost> kernels = new LinkedHashMap<>();
+        Map<String, CostTable> tables = new LinkedHashMap<>();
         for (String name : p.stringPropertyNames()) {
             if (name.startsWith("kernel.")) {
                 kernels.put(name.substring("kernel.".length()), cost(p.getProperty(name)));
+            } else if (name.startsWith("table.")) {
+                tables.put(name.substring("table.".length()), CostTable.parse(p.getProperty(name)));
             }
         }
         return new HostCalibration(
+                tables,
                 kernels,
                 cost(p.getProperty("copy")),
                 cost(p.getProperty("upload")),
@@ -193,10 +205,18 @@ final class CalibrationCache {
     private static void write(Path file, HostCalibration c, String key) throws IOException {
         Files.createDirectories(file.getParent());
         StringBuilder text = new StringBuilder();
-        text.append("# multigpu-lab host calibration: per kernel kind, fixed seconds per call, seconds per FLOP,")
+        text.append(
+                        "# multigpu-lab host calibration: per layer and element-wise kernel, size:seconds measured (size in")
+                .append(" FLOPs for a layer, bytes else); per kernel kind, fixed seconds per call, seconds per FLOP,")
                 .append(" seconds per byte\n");
         key.lines().forEach(line -> text.append("# ").append(line).append('\n'));
         text.append(String.format(Locale.ROOT, "measure_sec=%.4f%n", c.measureSec()));
+        c.tables()
+                .forEach((shape, table) -> text.append("table.")
+                        .append(shape)
+                        .append('=')
+                        .append(table.text())
+                        .append('\n'));
         c.kernels()
                 .forEach((kind, cost) ->
                         text.append("kernel.").append(kind).append('=').append(line(cost)));

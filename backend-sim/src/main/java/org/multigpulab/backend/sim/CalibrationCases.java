@@ -1,7 +1,9 @@
 package org.multigpulab.backend.sim;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
@@ -11,17 +13,21 @@ import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.PoolShape;
 
 /**
- * The kernel calls the host calibration times: every op at two or three sizes. Convolutions and GEMMs are
- * measured at the lab's own layers (LeNet's two convolutions, the dense layers of LeNet and the MLP), at a
- * shard of 8 or 16 images to 256: their speed depends on the shape as much as on the work (how a shape fills the
- * vector registers and the caches), which a cost per FLOP and per byte cannot tell from other shapes. A model
- * with other layers is charged by the same fit, its time then a guess from shapes near it; element-wise kernels
- * depend on their length only, measured from 4 K to 2 M elements.
+ * The kernel calls the host calibration times: every op at several sizes, each twice to four times the one
+ * before. Convolutions and GEMMs are measured at the lab's own layers (LeNet's two convolutions, the dense layers
+ * of LeNet and the MLP) at every shard a training run gives them, 8 to 256 images a convolution and 16 to 1,024
+ * a dense layer: their speed depends on the shape as much as on the work (how a shape fills the vector registers
+ * and the caches), which a cost per FLOP and per byte cannot tell from other shapes. A model with other layers is
+ * charged by a fit over these, its time then a guess from shapes near it. Element-wise kernels depend on their
+ * length: measured from a thousand elements (in a core's first cache) to millions (in memory).
  */
 final class CalibrationCases implements AutoCloseable {
 
     /** The largest buffer any case needs, in floats. */
-    private static final int LARGEST = 1 << 22;
+    private static final int LARGEST = 1 << 23;
+
+    /** The part of each scratch buffer that calls take their regions from in turn, in floats: 4 MB. */
+    private static final int WINDOW = 1 << 20;
 
     private static final int CLASSES = 10;
 
@@ -31,6 +37,7 @@ final class CalibrationCases implements AutoCloseable {
     private final Buffer labels;
     private final Buffer count;
     private final List<KernelOp.Call> calls = new ArrayList<>();
+    private final Map<Buffer, Integer> cursors = new IdentityHashMap<>();
 
     /** Allocates the scratch buffers on {@code device}, fills them with small random values, and makes the calls. */
     CalibrationCases(Device device) {
@@ -54,54 +61,89 @@ final class CalibrationCases implements AutoCloseable {
         ConvShape deep = new ConvShape(1, 20, 13, 13, 50, 5, 5);
         ConvShape shallow = new ConvShape(1, 1, 28, 28, 20, 3, 3);
         for (ConvShape shape : List.of(deep, shallow)) {
-            for (int batch : new int[] {8, 64, 256}) {
+            for (int batch : new int[] {8, 16, 32, 64, 128, 256}) {
                 ConvShape s = shape.withBatch(batch);
-                calls.add(new KernelOp.Conv2dForward(a, b, c, s));
-                calls.add(new KernelOp.Conv2dBackwardData(c, b, a, s));
-                calls.add(new KernelOp.Conv2dBackwardFilter(a, c, b, s));
+                int x = s.inputLength(), w = s.filterLength(), y = s.outputLength();
+                calls.add(new KernelOp.Conv2dForward(next(a, x), next(b, w), next(c, y), s));
+                calls.add(new KernelOp.Conv2dBackwardData(next(c, y), next(b, w), next(a, x), s));
+                calls.add(new KernelOp.Conv2dBackwardFilter(next(a, x), next(c, y), next(b, w), s));
             }
         }
     }
 
     /**
      * The dense layers of LeNet (800→128→10) and of the MLP (784→256→10), each product the training takes: y = x·w
-     * (NN), dw = xᵀ·dy (TN), dx = dy·wᵀ (NT), at a small, a middle and a large batch (where x no longer fits
-     * in a core's cache).
+     * (NN), dw = xᵀ·dy (TN), dx = dy·wᵀ (NT), from a small batch to one whose x no longer fits in a core's
+     * cache.
      */
     private void gemms() {
         int[][] layers = {{800, 128}, {128, 10}, {784, 256}, {256, 10}};
         for (int[] layer : layers) {
             int in = layer[0];
             int out = layer[1];
-            for (int batch : new int[] {16, 256, 1024}) {
-                calls.add(new KernelOp.Gemm(false, false, batch, out, in, 1f, a, b, 0f, c));
-                calls.add(new KernelOp.Gemm(true, false, in, out, batch, 1f, a, b, 0f, c));
-                calls.add(new KernelOp.Gemm(false, true, batch, in, out, 1f, a, b, 0f, c));
+            for (int batch : new int[] {16, 32, 64, 128, 256, 512, 1024}) {
+                int x = batch * in, w = in * out, y = batch * out;
+                calls.add(new KernelOp.Gemm(false, false, batch, out, in, 1f, next(a, x), next(b, w), 0f, next(c, y)));
+                calls.add(new KernelOp.Gemm(true, false, in, out, batch, 1f, next(a, x), next(b, y), 0f, next(c, w)));
+                calls.add(new KernelOp.Gemm(false, true, batch, in, out, 1f, next(a, y), next(b, w), 0f, next(c, x)));
             }
         }
     }
 
+    /**
+     * Element-wise kernels from a thousand elements to two million; those that run over a convolution's output
+     * also at eight million (32 MB, LeNet's first activations at a batch of about 600), which no cache holds as it holds
+     * two million.
+     */
     private void elementWise() {
-        for (int n : new int[] {1 << 12, 1 << 16, 1 << 21}) {
-            calls.add(new KernelOp.ReluForward(a, c, n));
-            calls.add(new KernelOp.ReluBackward(a, b, c, n));
-            calls.add(new KernelOp.Axpy(1e-3f, a, c, n));
+        for (int n : new int[] {1 << 10, 1 << 13, 1 << 16, 1 << 18, 1 << 21}) {
+            calls.add(new KernelOp.Axpy(1e-3f, next(a, n), next(c, n), n));
             // -1: the values keep their size however often it runs (a factor under 1 would reach subnormals)
-            calls.add(new KernelOp.Scale(-1f, c, n));
-            calls.add(new KernelOp.Add(a, b, c, n));
-            calls.add(new KernelOp.Fill(0.5f, c, n));
-            BiasShape bias = new BiasShape(n / 1024, 16, 64);
-            calls.add(new KernelOp.BiasAdd(c, b, bias));
-            calls.add(new KernelOp.BiasAddBackward(a, b, bias));
-            PoolShape pool = new PoolShape(n / 576, 24, 24, 2, 2);
-            calls.add(new KernelOp.AvgPoolForward(a, c, pool));
-            calls.add(new KernelOp.AvgPoolBackward(c, a, pool));
+            calls.add(new KernelOp.Scale(-1f, next(c, n), n));
+            calls.add(new KernelOp.Add(next(a, n), next(b, n), next(c, n), n));
+            calls.add(new KernelOp.Fill(0.5f, next(c, n), n));
+            activations(n);
+            BiasShape dense = new BiasShape(n / 256, 256, 1);
+            calls.add(new KernelOp.BiasAdd(next(c, n), next(b, 256), dense));
+            calls.add(new KernelOp.BiasAddBackward(next(a, n), next(b, 256), dense));
         }
-        for (int batch : new int[] {16, 512, 4096}) {
-            calls.add(new KernelOp.SoftmaxCrossEntropyForward(a, labels, c, batch, CLASSES));
-            calls.add(new KernelOp.SoftmaxCrossEntropyBackward(a, labels, c, batch, CLASSES));
-            calls.add(new KernelOp.ArgmaxMatches(a, labels, count, batch, CLASSES));
+        activations(LARGEST);
+        for (int batch : new int[] {16, 64, 256, 1024, 4096}) {
+            int logits = batch * CLASSES;
+            calls.add(new KernelOp.SoftmaxCrossEntropyForward(next(a, logits), labels, next(c, batch), batch, CLASSES));
+            calls.add(
+                    new KernelOp.SoftmaxCrossEntropyBackward(next(a, logits), labels, next(c, logits), batch, CLASSES));
+            calls.add(new KernelOp.ArgmaxMatches(next(a, logits), labels, count, batch, CLASSES));
         }
+    }
+
+    /** The kernels between a convolution and the next: ReLU, the bias of each plane, LeNet's first pooling. */
+    private void activations(int n) {
+        calls.add(new KernelOp.ReluForward(next(a, n), next(c, n), n));
+        calls.add(new KernelOp.ReluBackward(next(a, n), next(b, n), next(c, n), n));
+        BiasShape planes = new BiasShape(n / 1024, 4, 256); // LeNet's planes have 81 and 676 pixels
+        calls.add(new KernelOp.BiasAdd(next(c, planes.length()), next(b, 4), planes));
+        calls.add(new KernelOp.BiasAddBackward(next(a, planes.length()), next(b, 4), planes));
+        PoolShape pool = new PoolShape(Math.max(1, n / 676), 26, 26, 2, 2);
+        calls.add(new KernelOp.AvgPoolForward(next(a, pool.inputLength()), next(c, pool.outputLength()), pool));
+        calls.add(new KernelOp.AvgPoolBackward(next(c, pool.outputLength()), next(a, pool.inputLength()), pool));
+    }
+
+    /**
+     * The next {@code length} elements of scratch buffer {@code buffer} after those the last call got, within its
+     * first {@code WINDOW} elements: each call works on memory that the calls just before it did not touch, as
+     * each layer of a step has buffers of its own, but that a step's few megabytes would keep in the processor's
+     * last cache (with one region for every call, a small call finds its data in a core's own cache and runs
+     * faster than in a step; with a new region for every call, from memory, slower). From the start again where
+     * the window ends.
+     */
+    private Buffer next(Buffer buffer, int length) {
+        int at = cursors.getOrDefault(buffer, 0);
+        if (at + length > WINDOW) {
+            at = 0;
+        }
+        cursors.put(buffer, at + length);
+        return buffer.slice(at, length);
     }
 
     private static Buffer random(Device device, long seed) {

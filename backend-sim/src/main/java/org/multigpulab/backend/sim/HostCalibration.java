@@ -3,9 +3,13 @@ package org.multigpulab.backend.sim;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
@@ -22,7 +26,12 @@ import org.multigpulab.device.KernelOp;
  * each case once per pass, and each takes its median over the passes (its lower quartile ran 20 to 40 % under
  * the kernels' time in training on the shared 2-core machine: in a training step they are not that lucky).
  */
-record HostCalibration(Map<String, KernelCost> kernels, KernelCost copy, KernelCost upload, double measureSec) {
+record HostCalibration(
+        Map<String, CostTable> tables,
+        Map<String, KernelCost> kernels,
+        KernelCost copy,
+        KernelCost upload,
+        double measureSec) {
 
     /** Passes over every call at least, and at most; between the two, as many as the budget allows. */
     private static final int MIN_PASSES = 7;
@@ -44,35 +53,38 @@ record HostCalibration(Map<String, KernelCost> kernels, KernelCost copy, KernelC
                 Buffer smallToo = physical.allocate(COPY_SMALL)) {
             float[] host = new float[COPY_LARGE];
             List<Runnable> work = new ArrayList<>();
+            List<Long> sizes = new ArrayList<>();
             for (KernelOp.Call call : cases.calls()) {
                 work.add(() -> call.launch(physical.kernels()));
+                sizes.add(call.flops() + call.bytes());
             }
             work.add(() -> physical.copyFromPeer(small, smallToo));
             work.add(() -> physical.copyFromPeer(x, y));
             work.add(() -> physical.upload(host, 0, small));
             work.add(() -> physical.upload(host, 0, x));
-            double[] seconds = timeInPasses(work, physical, start);
+            sizes.addAll(List.of(4L * COPY_SMALL, 4L * COPY_LARGE, 4L * COPY_SMALL, 4L * COPY_LARGE));
+            double[] seconds = timeInPasses(work, sizes, physical, start);
             int n = cases.calls().size();
             Map<String, List<KernelCost.Sample>> samples = new LinkedHashMap<>();
+            Map<String, List<CostTable.Point>> points = new LinkedHashMap<>();
             for (int i = 0; i < n; i++) {
                 KernelOp.Call call = cases.calls().get(i);
-                KernelCost.Sample sample = new KernelCost.Sample(call.flops(), call.bytes(), seconds[i]);
-                samples.computeIfAbsent(kind(call), k -> new ArrayList<>()).add(sample);
-                if (!shape(call).equals(kind(call))) {
-                    samples.computeIfAbsent(shape(call), k -> new ArrayList<>()).add(sample);
-                }
+                samples.computeIfAbsent(kind(call), k -> new ArrayList<>())
+                        .add(new KernelCost.Sample(call.flops(), call.bytes(), seconds[i]));
+                points.computeIfAbsent(shape(call), k -> new ArrayList<>())
+                        .add(new CostTable.Point(size(call), seconds[i]));
             }
             Map<String, KernelCost> kernels = new LinkedHashMap<>();
-            samples.forEach((key, s) -> kernels.put(
-                    key,
-                    KernelCost.fit(s, key.contains("@") ? KernelCost.FIXED | KernelCost.PER_FLOP : KernelCost.ALL)));
+            samples.forEach((kind, s) -> kernels.put(kind, KernelCost.fit(s)));
+            Map<String, CostTable> tables = new LinkedHashMap<>();
+            points.forEach((shape, p) -> tables.put(shape, CostTable.of(p)));
             KernelCost copy = KernelCost.fit(List.of(
                     new KernelCost.Sample(0, 4L * COPY_SMALL, seconds[n]),
                     new KernelCost.Sample(0, 4L * COPY_LARGE, seconds[n + 1])));
             KernelCost upload = KernelCost.fit(List.of(
                     new KernelCost.Sample(0, 4L * COPY_SMALL, seconds[n + 2]),
                     new KernelCost.Sample(0, 4L * COPY_LARGE, seconds[n + 3])));
-            return new HostCalibration(kernels, copy, upload, (System.nanoTime() - start) / 1e9);
+            return new HostCalibration(tables, kernels, copy, upload, (System.nanoTime() - start) / 1e9);
         }
     }
 
@@ -90,7 +102,9 @@ record HostCalibration(Map<String, KernelCost> kernels, KernelCost copy, KernelC
     /**
      * What the costs of one layer's calls are kept under, whatever their batch: a convolution's shape without
      * the batch, a GEMM's two sizes that are not the batch as the trainer places it (the rows of {@code y = x·w}
-     * and {@code dx = dy·wᵀ}, the inner size of {@code dw = xᵀ·dy}); the kind for every other kernel.
+     * and {@code dx = dy·wᵀ}, the inner size of {@code dw = xᵀ·dy}); for a bias, whether it is a dense layer's
+     * (one per element of a row) or a convolution's (one per plane), which the kernels loop over differently; the
+     * kind for every other kernel.
      */
     static String shape(KernelOp.Call call) {
         return switch (call) {
@@ -99,8 +113,14 @@ record HostCalibration(Map<String, KernelCost> kernels, KernelCost copy, KernelC
             case KernelOp.Conv2dBackwardFilter c -> kind(call) + "@" + layer(c.s());
             case KernelOp.Gemm g when g.transA() -> kind(call) + "@" + g.m() + "x" + g.n();
             case KernelOp.Gemm g -> kind(call) + "@" + g.n() + "x" + g.k();
+            case KernelOp.BiasAdd b -> kind(call) + "@" + biasLayout(b.s());
+            case KernelOp.BiasAddBackward b -> kind(call) + "@" + biasLayout(b.s());
             default -> kind(call);
         };
+    }
+
+    private static String biasLayout(BiasShape s) {
+        return s.inner() == 1 ? "dense" : "planes";
     }
 
     private static String layer(ConvShape s) {
@@ -109,11 +129,38 @@ record HostCalibration(Map<String, KernelCost> kernels, KernelCost copy, KernelC
     }
 
     /**
-     * The simulated seconds of {@code call} on this device: its layer's fitted cost where that layer was
-     * measured, else its kind's, fitted over every shape measured.
+     * What a call's table is read by: a layer's FLOPs (its calls at several batches do the same work per image,
+     * and how fast depends on how many images), an element-wise kernel's bytes (its FLOPs per byte are fixed).
+     */
+    static double size(KernelOp.Call call) {
+        return switch (call) {
+            case KernelOp.Conv2dForward c -> call.flops();
+            case KernelOp.Conv2dBackwardData c -> call.flops();
+            case KernelOp.Conv2dBackwardFilter c -> call.flops();
+            case KernelOp.Gemm g -> call.flops();
+            default -> call.bytes();
+        };
+    }
+
+    /** What the table kept under {@code shape} is read by, as {@link #size} counts it: {@code flops} or {@code bytes}. */
+    static String sizeUnit(String shape) {
+        String kind = shape.split("@")[0];
+        boolean layer = kind.startsWith(KernelOp.GEMM.kernelName() + "_")
+                || Stream.of(KernelOp.CONV2D_FORWARD, KernelOp.CONV2D_BACKWARD_DATA, KernelOp.CONV2D_BACKWARD_FILTER)
+                        .anyMatch(op -> op.kernelName().equals(kind));
+        return layer ? "flops" : "bytes";
+    }
+
+    /**
+     * The simulated seconds of {@code call} on this device: read from its layer's table (or its element-wise
+     * kind's) where that was measured, else its kind's cost fitted over every shape measured.
      */
     double kernelSeconds(KernelOp.Call call) {
-        KernelCost cost = kernels.getOrDefault(shape(call), kernels.get(kind(call)));
+        CostTable table = tables.get(shape(call));
+        if (table != null) {
+            return table.seconds(size(call));
+        }
+        KernelCost cost = kernels.get(kind(call));
         if (cost == null) {
             throw new IllegalStateException("the host calibration has no measurement of " + kind(call));
         }
@@ -123,14 +170,25 @@ record HostCalibration(Map<String, KernelCost> kernels, KernelCost copy, KernelC
     /**
      * Each call's median time over passes in which every call runs once, as a training step runs its kernels one
      * after another (a call repeated back to back would find its data in the cache and the pool's threads awake,
-     * which a step's kernels do not): {@code MIN_PASSES} at least, then more until the budget is spent.
+     * which a step's kernels do not): {@code MIN_PASSES} at least, then more until the budget is spent. A pass
+     * runs the calls from the smallest {@code sizes} (FLOPs and bytes) to the largest, after an untimed run of the
+     * smallest: a small call right after a large one that ran on every core waits several microseconds for the
+     * processor to settle (5 µs for an 8 KB ReLU after a 1,024-row GEMM against 0.5 after another ReLU, measured
+     * on the 2-core machine), which a call of its size in a step seldom does.
      */
-    private static double[] timeInPasses(List<Runnable> work, Device device, long start) {
+    private static double[] timeInPasses(List<Runnable> work, List<Long> sizes, Device device, long start) {
+        int[] order = IntStream.range(0, work.size())
+                .boxed()
+                .sorted(Comparator.comparing(sizes::get))
+                .mapToInt(Integer::intValue)
+                .toArray();
         warmUp(work, device);
         List<double[]> passes = new ArrayList<>();
         while (passes.size() < MIN_PASSES || (passes.size() < MAX_PASSES && elapsed(start) < BUDGET_SEC)) {
             double[] pass = new double[work.size()];
-            for (int i = 0; i < work.size(); i++) {
+            work.get(order[0]).run();
+            device.synchronize();
+            for (int i : order) {
                 long t = System.nanoTime();
                 work.get(i).run();
                 device.synchronize();

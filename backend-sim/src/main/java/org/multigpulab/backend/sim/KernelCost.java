@@ -25,31 +25,12 @@ record KernelCost(double fixedSec, double secPerFlop, double secPerByte) {
      * element-wise one) is fitted by one of the two, as the data cannot tell them apart.
      */
     static KernelCost fit(List<Sample> samples) {
-        return fit(samples, ALL);
-    }
-
-    /** Terms of {@link #fit(List, int)}, as bits: the fixed cost, the cost per FLOP, the cost per byte. */
-    static final int FIXED = 1;
-
-    static final int PER_FLOP = 2;
-    static final int PER_BYTE = 4;
-    static final int ALL = FIXED | PER_FLOP | PER_BYTE;
-
-    /**
-     * As {@link #fit(List)}, with only the terms in {@code allowed}: calls of one shape at several batch sizes
-     * grow in FLOPs and bytes alike, and are fitted by a fixed cost and a cost per FLOP, which their few samples
-     * determine.
-     */
-    static KernelCost fit(List<Sample> samples, int allowed) {
         if (samples.isEmpty()) {
             throw new IllegalArgumentException("no samples to fit");
         }
         double[] best = null;
         double bestError = Double.POSITIVE_INFINITY;
         for (int terms = 1; terms < 8; terms++) {
-            if ((terms & ~allowed) != 0) {
-                continue;
-            }
             double[] c = leastSquares(samples, terms);
             if (c == null) {
                 continue;

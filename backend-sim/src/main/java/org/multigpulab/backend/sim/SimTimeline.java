@@ -202,6 +202,15 @@ final class SimTimeline implements Timeline {
     }
 
     @Override
+    public void hostWork(double seconds) {
+        if (calibration != null) {
+            double start = host;
+            host += seconds;
+            event(0, "host", "host work", "host", start, seconds);
+        }
+    }
+
+    @Override
     public int nodes() {
         return nodes;
     }

@@ -71,7 +71,15 @@ class HostCalibrationTest {
                 assertEquals(cost.secPerFlop(), read.secPerFlop(), 1e-5 * cost.secPerFlop() + 1e-24, kind);
                 assertEquals(cost.secPerByte(), read.secPerByte(), 1e-5 * cost.secPerByte() + 1e-24, kind);
             });
+            first.calibration().tables().forEach((shape, table) -> {
+                CostTable read = second.calibration().tables().get(shape);
+                for (int i = 0; i < table.work().length; i++) {
+                    assertEquals(table.work()[i], read.work()[i], 1e-5 * table.work()[i], shape);
+                    assertEquals(table.seconds()[i], read.seconds()[i], 1e-5 * table.seconds()[i], shape);
+                }
+            });
             Timeline.Calibration report = second.report(cpu);
+            assertEquals(first.calibration().tables().size(), report.tables().size());
             assertTrue(report.cached());
             assertEquals(first.calibration().kernels().size(), report.kernels().size());
 

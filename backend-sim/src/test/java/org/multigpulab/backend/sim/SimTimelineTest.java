@@ -151,6 +151,17 @@ class SimTimelineTest {
     }
 
     @Test
+    void theHostProgramsOwnWorkTakesTimeOnlyWhereTheDeviceIsThisMachine() {
+        Timeline host = open(1, "profile", "host").getFirst().timeline().orElseThrow();
+        double before = host.now();
+        host.hostWork(0.25);
+        assertEquals(before + 0.25, host.now(), EPS, "on the host profile the host thread does it, and waits");
+        Timeline t4 = timeline(open(1));
+        t4.hostWork(0.25);
+        assertEquals(0, t4.now(), EPS, "a T4's host is modelled apart (or not at all)");
+    }
+
+    @Test
     void namedRangesAndEventsAreRecordedOnlyWhenAsked() {
         List<Device> quiet = open(1);
         quiet.getFirst().kernels().fill(1f, quiet.getFirst().allocate(4), 4);

@@ -235,7 +235,10 @@ public final class DataParallelTrainer implements AutoCloseable {
                     BatchIterator.ofEpoch(data.train(), config.batchSize(), config.shuffle(), config.seed(), epoch);
             it.skip(resumed ? from.batchesDone() : 0);
             while (it.hasNext()) {
+                long gather = System.nanoTime();
                 HostBatch batch = it.next();
+                double gatherSec = (System.nanoTime() - gather) / 1e9;
+                timeline().ifPresent(t -> t.hostWork(gatherSec));
                 BatchStats stats = trainBatch(batch, config.lr(), epoch);
                 devices.forEach(Device::synchronize);
                 lossSum += stats.lossSum();

@@ -27,7 +27,7 @@ public record RunReport(
         Sim sim,
         Dist dist) {
 
-    public static final String SCHEMA = "multigpu-lab/run-report/8";
+    public static final String SCHEMA = "multigpu-lab/run-report/9";
 
     /** The options the run was started with; {@code model} is {@code --model}'s value ({@code lenet}, {@code mlp}). */
     public record Config(
@@ -58,7 +58,9 @@ public record RunReport(
      * and {@code gpusPerNode}, and {@code secPerEpochWithPytorchHost}, the epoch with the notebook's host program
      * (null on the measured host profile). Since schema 8: {@code calibration}, on the {@code host} profile how each
      * kernel kind's cost was measured on the physical device (null on datasheet profiles), and per device the
-     * simulated {@code kernels}, split as {@code device_stats} splits the measured ones.
+     * simulated {@code kernels}, split as {@code device_stats} splits the measured ones. Since schema 9:
+     * {@code calibration.tables}, per layer and element-wise kernel the seconds measured at each size, which its
+     * calls are charged from.
      */
     public record Sim(
             String profile,

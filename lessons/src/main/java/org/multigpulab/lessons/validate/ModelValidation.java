@@ -3,6 +3,7 @@ package org.multigpulab.lessons.validate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,10 +14,11 @@ import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
+import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceRequest;
 import org.multigpulab.device.KernelTime;
 import org.multigpulab.device.Timeline;
-import org.multigpulab.lessons.setup.DeviceSetup;
 
 /**
  * The cost model checked against the one clock it can be checked against everywhere: logical GPUs timed as the
@@ -29,9 +31,11 @@ public final class ModelValidation {
 
     /**
      * How a configuration is trained: the images per epoch for a model (null: as many as make each epoch last
-     * about as long, {@link #imagesFor}), the test images, and the epochs (the first is the JIT's, and dropped).
+     * about as long, {@link #imagesFor}), the test images, the epochs (the first is the JIT's, and dropped), and
+     * whether the physical device is calibrated again for each configuration ({@code freshCalibration}) or read
+     * from the lab's cache as a training run reads it.
      */
-    public record Plan(Integer trainSamples, int testSamples, int epochs) {
+    public record Plan(Integer trainSamples, int testSamples, int epochs, boolean freshCalibration) {
         public Plan {
             if (epochs < 2) {
                 throw new IllegalArgumentException("validation needs 2 epochs or more: the first one warms up");
@@ -55,7 +59,7 @@ public final class ModelValidation {
 
     /**
      * One logical GPU: the wall seconds of the epochs after the first (median) and the simulated seconds of the
-     * same epochs; per kernel name, the measured and the simulated seconds over the whole run, where the device
+     * same epochs; per kernel name, the measured and the simulated seconds over those epochs, where the device
      * times its kernels ({@code kernelsTimed}; an OpenCL device runs them after its calls return, and its calls'
      * times are only their launches).
      */
@@ -78,8 +82,8 @@ public final class ModelValidation {
 
     /**
      * Several logical GPUs on one device: the wall and simulated epochs (not comparable), and the work of all
-     * devices over the whole run: simulated busy seconds and measured kernel seconds (comparable where the device
-     * times its kernels).
+     * devices over the epochs after the first: simulated and measured seconds of their kernels (comparable where
+     * the device times its kernels).
      */
     public record Several(
             String physical,
@@ -108,15 +112,7 @@ public final class ModelValidation {
     /** {@code model} at global batch {@code batch} on one logical GPU over {@code physical}, timed as the host. */
     public Single single(String physical, Model model, int batch) {
         Run run = train(physical, model, 1, batch);
-        Device device = run.devices.getFirst();
-        Timeline timeline = device.timeline().orElseThrow();
-        Map<String, double[]> kernels = new LinkedHashMap<>();
-        for (KernelTime k : device.stats().kernelTimes()) {
-            kernels.computeIfAbsent(k.kernel(), n -> new double[2])[0] += k.nanos() / 1e9;
-        }
-        for (KernelTime k : timeline.devices().getFirst().kernels()) {
-            kernels.computeIfAbsent(k.kernel(), n -> new double[2])[1] += k.nanos() / 1e9;
-        }
+        Timeline timeline = run.devices.getFirst().timeline().orElseThrow();
         run.close();
         return new Single(
                 physical,
@@ -125,19 +121,14 @@ public final class ModelValidation {
                 run.images,
                 run.wallSec,
                 run.simSec,
-                run.kernelsTimed(measured(run.devices)),
-                kernels,
+                run.kernelsTimed(),
+                run.kernels,
                 timeline.calibration());
     }
 
     /** {@code model} at global batch {@code batch} split over {@code gpus} logical GPUs on {@code physical}. */
     public Several several(String physical, Model model, int gpus, int batch) {
         Run run = train(physical, model, gpus, batch);
-        Timeline timeline = run.devices.getFirst().timeline().orElseThrow();
-        double simBusy = timeline.devices().stream()
-                .mapToDouble(Timeline.DeviceTime::computeSec)
-                .sum();
-        double measuredBusy = measured(run.devices);
         run.close();
         return new Several(
                 physical,
@@ -146,24 +137,51 @@ public final class ModelValidation {
                 batch,
                 run.wallSec,
                 run.simSec,
-                run.kernelsTimed(measuredBusy),
-                simBusy,
-                measuredBusy);
-    }
-
-    /** The measured seconds of every kernel call on {@code devices} over the run. */
-    private static double measured(List<Device> devices) {
-        return devices.stream()
-                .flatMap(d -> d.stats().kernelTimes().stream())
-                .mapToDouble(k -> k.nanos() / 1e9)
-                .sum();
+                run.kernelsTimed(),
+                run.kernels.values().stream().mapToDouble(t -> t[1]).sum(),
+                run.kernels.values().stream().mapToDouble(t -> t[0]).sum());
     }
 
     /**
-     * What a run left to read: its devices (still open, for their statistics), its epochs after the first, and
-     * the wall seconds of the whole run, evaluation included.
+     * Per kernel name, the seconds of every call on {@code devices} so far: measured ([0]) and simulated ([1]).
      */
-    private record Run(List<Device> devices, int images, double wallSec, double simSec, double totalSec) {
+    private static Map<String, double[]> kernelSeconds(List<Device> devices) {
+        Map<String, double[]> kernels = new LinkedHashMap<>();
+        for (Device device : devices) {
+            for (KernelTime k : device.stats().kernelTimes()) {
+                kernels.computeIfAbsent(k.kernel(), n -> new double[2])[0] += k.nanos() / 1e9;
+            }
+        }
+        for (Timeline.DeviceTime device :
+                devices.getFirst().timeline().orElseThrow().devices()) {
+            for (KernelTime k : device.kernels()) {
+                kernels.computeIfAbsent(k.kernel(), n -> new double[2])[1] += k.nanos() / 1e9;
+            }
+        }
+        return kernels;
+    }
+
+    /** {@code total} less {@code before}, name by name. */
+    private static Map<String, double[]> since(Map<String, double[]> before, Map<String, double[]> total) {
+        Map<String, double[]> later = new LinkedHashMap<>();
+        total.forEach((name, t) -> {
+            double[] b = before.getOrDefault(name, new double[2]);
+            later.put(name, new double[] {t[0] - b[0], t[1] - b[1]});
+        });
+        return later;
+    }
+
+    /**
+     * What a run left to read: its devices (still open, for their statistics), its epochs after the first, the
+     * kernels' seconds over those epochs and their evaluations, and the wall seconds of those epochs altogether.
+     */
+    private record Run(
+            List<Device> devices,
+            int images,
+            double wallSec,
+            double simSec,
+            Map<String, double[]> kernels,
+            double laterSec) {
         void close() {
             devices.forEach(Device::close);
         }
@@ -172,22 +190,36 @@ public final class ModelValidation {
          * Whether the kernel calls' measured times are the kernels' own: on a device that computes inside the call
          * they are most of the run; where calls only launch (OpenCL), a sliver of it.
          */
-        boolean kernelsTimed(double kernelSec) {
-            return kernelSec > totalSec / 2;
+        boolean kernelsTimed() {
+            return kernels.values().stream().mapToDouble(t -> t[0]).sum() > laterSec / 2;
         }
     }
 
     private Run train(String physical, Model model, int gpus, int batch) {
-        List<Device> devices = new DeviceSetup("sim", physical, "host", null, false).open(gpus);
+        Map<String, String> options = new HashMap<>(Map.of("physical", physical, "profile", "host"));
+        if (plan.freshCalibration()) {
+            options.put("calibration-cache", "off");
+        }
+        List<Device> devices = Backends.open("sim", new DeviceRequest(gpus, options));
         // the notebook's lr at its batch of 256, less for smaller batches: a timing run must not diverge
         float lr = 0.2f * Math.min(1f, batch / 256f);
         TrainConfig config = new TrainConfig(plan.epochs(), batch, lr, 1, true, false);
         FashionMnist.Splits data = new FashionMnist.Splits(
                 this.data.train().first(plan.imagesFor(model, this.data.train().count())), this.data.test());
         try (DataParallelTrainer trainer = new DataParallelTrainer(devices, model, model.initParams(1), config)) {
-            long start = System.nanoTime();
-            TrainResult result = trainer.train(data, new TrainingListener() {});
-            double totalSec = (System.nanoTime() - start) / 1e9;
+            // the first epoch's kernels run while the JIT compiles them: the comparison starts after it
+            Map<String, double[]> afterFirst = new LinkedHashMap<>();
+            long[] laterStart = new long[1];
+            TrainResult result = trainer.train(data, new TrainingListener() {
+                @Override
+                public void onEpoch(EpochDone epoch) {
+                    if (epoch.epoch() == 1) {
+                        afterFirst.putAll(kernelSeconds(devices));
+                        laterStart[0] = System.nanoTime();
+                    }
+                }
+            });
+            double laterSec = (System.nanoTime() - laterStart[0]) / 1e9;
             List<TrainingListener.EpochDone> later =
                     result.epochs().subList(1, result.epochs().size());
             return new Run(
@@ -199,7 +231,8 @@ public final class ModelValidation {
                     median(later.stream()
                             .mapToDouble(TrainingListener.EpochDone::simSec)
                             .toArray()),
-                    totalSec);
+                    since(afterFirst, kernelSeconds(devices)),
+                    laterSec);
         } catch (RuntimeException e) {
             devices.forEach(Device::close);
             throw e;

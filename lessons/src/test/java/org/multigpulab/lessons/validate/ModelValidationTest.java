@@ -22,7 +22,7 @@ class ModelValidationTest {
     private static final int TRIES = 3;
 
     private final ModelValidation validation =
-            new ModelValidation(Synthetic.splits(4096, 64), new ModelValidation.Plan(4096, 64, 3));
+            new ModelValidation(Synthetic.splits(4096, 64), new ModelValidation.Plan(4096, 64, 3, false));
 
     @Test
     void oneLogicalGpuTimedAsTheHostTakesItsPredictedEpoch() {
