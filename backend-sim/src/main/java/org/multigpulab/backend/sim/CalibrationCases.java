@@ -49,6 +49,7 @@ final class CalibrationCases implements AutoCloseable {
         count = device.allocate(1);
         convolutions();
         gemms();
+        norms();
         elementWise();
     }
 
@@ -63,10 +64,11 @@ final class CalibrationCases implements AutoCloseable {
         for (ConvShape shape : List.of(deep, shallow)) {
             for (int batch : new int[] {8, 16, 32, 64, 128, 256}) {
                 ConvShape s = shape.withBatch(batch);
-                int x = s.inputLength(), w = s.filterLength(), y = s.outputLength();
-                calls.add(new KernelOp.Conv2dForward(next(a, x), next(b, w), next(c, y), s));
-                calls.add(new KernelOp.Conv2dBackwardData(next(c, y), next(b, w), next(a, x), s));
-                calls.add(new KernelOp.Conv2dBackwardFilter(next(a, x), next(c, y), next(b, w), s));
+                // as in a step: the forward and the filter gradient read the same x, the three the same w or dw
+                Buffer x = next(a, s.inputLength()), w = next(b, s.filterLength()), dy = next(c, s.outputLength());
+                calls.add(new KernelOp.Conv2dForward(x, w, next(c, s.outputLength()), s));
+                calls.add(new KernelOp.Conv2dBackwardData(dy, w, next(a, s.inputLength()), s));
+                calls.add(new KernelOp.Conv2dBackwardFilter(x, dy, w, s));
             }
         }
     }
@@ -82,11 +84,23 @@ final class CalibrationCases implements AutoCloseable {
             int in = layer[0];
             int out = layer[1];
             for (int batch : new int[] {16, 32, 64, 128, 256, 512, 1024}) {
-                int x = batch * in, w = in * out, y = batch * out;
-                calls.add(new KernelOp.Gemm(false, false, batch, out, in, 1f, next(a, x), next(b, w), 0f, next(c, y)));
-                calls.add(new KernelOp.Gemm(true, false, in, out, batch, 1f, next(a, x), next(b, y), 0f, next(c, w)));
-                calls.add(new KernelOp.Gemm(false, true, batch, in, out, 1f, next(a, y), next(b, w), 0f, next(c, x)));
+                // as in a step: the forward and the filter gradient read the same x, the three the same w or dw
+                Buffer x = next(a, batch * in), w = next(b, in * out), dy = next(c, batch * out);
+                calls.add(new KernelOp.Gemm(false, false, batch, out, in, 1f, x, w, 0f, next(c, batch * out)));
+                calls.add(new KernelOp.Gemm(true, false, in, out, batch, 1f, x, dy, 0f, w));
+                calls.add(new KernelOp.Gemm(false, true, batch, in, out, 1f, dy, w, 0f, next(a, batch * in)));
             }
+        }
+    }
+
+    /**
+     * The squared norm of a gradient, a 1×k by k×1 product of the gradient with itself, which the trainer takes of
+     * every parameter after each step: from a bias of ten to the MLP's first weights.
+     */
+    private void norms() {
+        for (int k : new int[] {1 << 4, 1 << 8, 1 << 12, 1 << 16, 1 << 18}) {
+            Buffer v = next(a, k);
+            calls.add(new KernelOp.Gemm(false, true, 1, 1, k, 1f, v, v, 0f, next(c, 1)));
         }
     }
 

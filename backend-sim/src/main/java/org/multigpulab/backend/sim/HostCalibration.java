@@ -102,7 +102,8 @@ record HostCalibration(
     /**
      * What the costs of one layer's calls are kept under, whatever their batch: a convolution's shape without
      * the batch, a GEMM's two sizes that are not the batch as the trainer places it (the rows of {@code y = x·w}
-     * and {@code dx = dy·wᵀ}, the inner size of {@code dw = xᵀ·dy}); for a bias, whether it is a dense layer's
+     * and {@code dx = dy·wᵀ}, the inner size of {@code dw = xᵀ·dy}), or {@code norm} for a vector's product with
+     * itself (a gradient's squared norm, whatever its length); for a bias, whether it is a dense layer's
      * (one per element of a row) or a convolution's (one per plane), which the kernels loop over differently; the
      * kind for every other kernel.
      */
@@ -111,6 +112,7 @@ record HostCalibration(
             case KernelOp.Conv2dForward c -> kind(call) + "@" + layer(c.s());
             case KernelOp.Conv2dBackwardData c -> kind(call) + "@" + layer(c.s());
             case KernelOp.Conv2dBackwardFilter c -> kind(call) + "@" + layer(c.s());
+            case KernelOp.Gemm g when g.m() == 1 && g.n() == 1 -> kind(call) + "@norm";
             case KernelOp.Gemm g when g.transA() -> kind(call) + "@" + g.m() + "x" + g.n();
             case KernelOp.Gemm g -> kind(call) + "@" + g.n() + "x" + g.k();
             case KernelOp.BiasAdd b -> kind(call) + "@" + biasLayout(b.s());
