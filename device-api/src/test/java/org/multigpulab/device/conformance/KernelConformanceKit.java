@@ -293,7 +293,7 @@ public abstract class KernelConformanceKit {
     }
 
     static Stream<Arguments> gemmCases() {
-        int[][] sizes = {{1, 1, 1}, {7, 5, 3}, {64, 10, 128}, {3, 800, 17}, {33, 65, 9}};
+        int[][] sizes = {{1, 1, 1}, {7, 5, 3}, {64, 10, 128}, {3, 800, 17}, {33, 65, 9}, {13, 200, 31}};
         Stream.Builder<Arguments> cases = Stream.builder();
         for (int[] s : sizes) {
             for (boolean ta : new boolean[] {false, true}) {
@@ -744,6 +744,11 @@ public abstract class KernelConformanceKit {
         });
     }
 
+    /**
+     * The finite difference is taken on the float64 reference's forward pass: the device's float32 losses, summed
+     * over 129,068 rows, lose the digits a difference with a step of 0.01 needs (seed 30443481427887 put it 1.3 %
+     * off on cpu). The device's forward pass is checked against the same reference elsewhere.
+     */
     @ParameterizedTest
     @MethodSource("lengths")
     void softmaxCrossEntropyBackwardMatchesFiniteDifferences(int batch) {
@@ -752,14 +757,15 @@ public abstract class KernelConformanceKit {
         for (int i = 0; i < batch; i++) {
             labels[i] = random.nextInt(classes);
         }
-        Buffer lb = up(labels), loss = out(batch), d = out(batch * classes);
-        k.softmaxCrossEntropyBackward(up(logits), lb, d, batch, classes);
-        float[] ones = new float[batch];
-        Arrays.fill(ones, 1f);
-        assertDirectionalDerivative("softmax_xent_backward", logits, down(d, batch * classes), 1e-2f, zs -> {
-            k.softmaxCrossEntropyForward(up(zs), lb, loss, batch, classes);
-            return weighted(loss, batch, ones);
-        });
+        Buffer d = out(batch * classes);
+        k.softmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes);
+        assertDirectionalDerivative(
+                "softmax_xent_backward",
+                logits,
+                down(d, batch * classes),
+                1e-2f,
+                zs -> Arrays.stream(Reference.softmaxCrossEntropyForward(wide(zs), wide(labels), batch, classes))
+                        .sum());
     }
 
     // --- one training step -----------------------------------------------------------------------------
