@@ -106,8 +106,7 @@ final class CalibrationCases implements AutoCloseable {
 
     /**
      * Element-wise kernels from a thousand elements to two million; those that run over a convolution's output
-     * also at eight million (32 MB, LeNet's first activations at a batch of about 600), which no cache holds as it holds
-     * two million.
+     * also at eight million (32 MB, LeNet's first activations at a batch of about 600), which no cache holds.
      */
     private void elementWise() {
         for (int n : new int[] {1 << 10, 1 << 13, 1 << 16, 1 << 18, 1 << 21}) {
