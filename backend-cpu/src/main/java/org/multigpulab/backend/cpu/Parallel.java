@@ -121,8 +121,15 @@ final class Parallel {
                     }
                 }
                 l.work();
+                // the last chunks are a helper's: spin for them a while, then yield the core in case the helper
+                // waits for one (more processes than cores, as under mpirun -np 4 on two)
+                long waiting = System.nanoTime();
                 while (l.left().get() > 0) {
-                    Thread.onSpinWait();
+                    if (System.nanoTime() - waiting < SPIN_NANOS) {
+                        Thread.onSpinWait();
+                    } else {
+                        Thread.yield();
+                    }
                 }
             } finally {
                 loop = null;
