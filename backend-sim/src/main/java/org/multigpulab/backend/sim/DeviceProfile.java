@@ -10,8 +10,9 @@ import org.multigpulab.device.KernelOp;
  * What the cost model needs to know of a GPU: its FP32 rate, its memory bandwidth and capacity, the host time
  * to launch one kernel, and the interconnect it usually comes with. A kernel takes
  * {@code max(flops / flopsPerSec, bytes / memoryBytesPerSec)}: it is bound by arithmetic or by memory. The
- * {@code host} profile is {@code measured} instead: each kernel kind costs what its calibration fitted, and
- * the rates are the asymptotic ones of a convolution and an add (what a collective's reductions use).
+ * {@code host} profile is {@code measured} instead: each kernel costs what its calibration measured
+ * ({@link HostCalibration#kernelSeconds}), and the rates are the asymptotic ones of a convolution and an add (what
+ * a collective's reductions use).
  */
 record DeviceProfile(
         String name,

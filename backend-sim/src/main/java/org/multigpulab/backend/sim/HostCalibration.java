@@ -17,10 +17,12 @@ import org.multigpulab.device.KernelOp;
 
 /**
  * The {@code host} profile: the physical device underneath, measured, so that simulated time can be checked
- * against the wall clock of this machine. Every kernel kind is timed at several sizes and shapes
- * ({@link CalibrationCases}) and fitted with a {@link KernelCost} (a fixed cost per call plus costs per FLOP and
- * per byte), so that a small call is charged its overhead and a large one its rate; copies between buffers and
- * uploads from the host are fitted the same way.
+ * against the wall clock of this machine. Every kernel is timed at several sizes ({@link CalibrationCases}): a
+ * layer's calls at the batches a shard takes, an element-wise kernel from a thousand elements to millions. A call
+ * of a measured layer or element-wise kind is charged from its {@link CostTable}, read between the sizes measured;
+ * a call of a layer not measured, from its kind's {@link KernelCost} (a fixed cost per call plus costs per FLOP
+ * and per byte, fitted over every shape), so that a small call is charged its overhead and a large one its rate.
+ * Copies between buffers and uploads from the host are fitted as a kind is.
  *
  * <p>First every case runs in passes until the JIT has compiled them all; then the cases are timed in passes,
  * each case once per pass, and each takes its median over the passes (its lower quartile ran 20 to 40 % under
@@ -135,22 +137,24 @@ record HostCalibration(
      * and how fast depends on how many images), an element-wise kernel's bytes (its FLOPs per byte are fixed).
      */
     static double size(KernelOp.Call call) {
-        return switch (call) {
-            case KernelOp.Conv2dForward c -> call.flops();
-            case KernelOp.Conv2dBackwardData c -> call.flops();
-            case KernelOp.Conv2dBackwardFilter c -> call.flops();
-            case KernelOp.Gemm g -> call.flops();
-            default -> call.bytes();
-        };
+        return sizedByFlops(call.op()) ? call.flops() : call.bytes();
     }
 
     /** What the table kept under {@code shape} is read by, as {@link #size} counts it: {@code flops} or {@code bytes}. */
     static String sizeUnit(String shape) {
         String kind = shape.split("@")[0];
-        boolean layer = kind.startsWith(KernelOp.GEMM.kernelName() + "_")
-                || Stream.of(KernelOp.CONV2D_FORWARD, KernelOp.CONV2D_BACKWARD_DATA, KernelOp.CONV2D_BACKWARD_FILTER)
-                        .anyMatch(op -> op.kernelName().equals(kind));
-        return layer ? "flops" : "bytes";
+        boolean byFlops = Stream.of(KernelOp.values())
+                .filter(op -> kind.equals(op.kernelName()) || kind.startsWith(op.kernelName() + "_"))
+                .anyMatch(HostCalibration::sizedByFlops);
+        return byFlops ? "flops" : "bytes";
+    }
+
+    /** The kernels whose calls are layers, sized by their FLOPs: convolutions and matrix products. */
+    private static boolean sizedByFlops(KernelOp op) {
+        return switch (op) {
+            case CONV2D_FORWARD, CONV2D_BACKWARD_DATA, CONV2D_BACKWARD_FILTER, GEMM -> true;
+            default -> false;
+        };
     }
 
     /**
