@@ -22,12 +22,15 @@ import org.multigpulab.device.KernelOp.ReluForward;
 import org.multigpulab.device.PoolShape;
 
 /**
- * Every kernel call of one LeNet training step at a batch of 256, by name, with random operands on one device:
+ * Every kernel call of one LeNet training step at a batch of 256 (conv2's and the dense layer's also at a shard of 32), by name, with random operands on one device:
  * each a {@link KernelOp.Call}, which runs it ({@code launch}) and says the work it does, for benchmarks.
  */
 final class LeNetKernels {
 
     static final int BATCH = 256;
+    /** One of 8 logical GPUs' share of a batch. */
+    static final int SHARD = BATCH / 8;
+
     static final ConvShape CONV1 = new ConvShape(BATCH, 1, 28, 28, 20, 3, 3);
     static final ConvShape CONV2 = new ConvShape(BATCH, 20, 13, 13, 50, 5, 5);
     static final PoolShape POOL1 = new PoolShape(BATCH * 20, 26, 26, 2, 2);
@@ -51,6 +54,16 @@ final class LeNetKernels {
         calls.put("dense3_forward", new Gemm(false, false, BATCH, 128, 800, 1f, f, w3, 0f, h));
         calls.put("dense3_backward_weight", new Gemm(true, false, 800, 128, BATCH, 1f, f, h, 0f, w3));
         calls.put("dense3_backward_data", new Gemm(false, true, BATCH, 800, 128, 1f, h, w3, 0f, f));
+        // conv2 and the dense layer at a shard of 32, what each of 8 logical GPUs gets of a batch of 256
+        ConvShape conv2Shard = CONV2.withBatch(SHARD);
+        Buffer x2Shard = x2.slice(0, conv2Shard.inputLength()), y2Shard = y2.slice(0, conv2Shard.outputLength());
+        calls.put("conv2_forward_32", new Conv2dForward(x2Shard, w2, y2Shard, conv2Shard));
+        calls.put("conv2_backward_data_32", new Conv2dBackwardData(y2Shard, w2, x2Shard, conv2Shard));
+        calls.put("conv2_backward_filter_32", new Conv2dBackwardFilter(x2Shard, y2Shard, w2, conv2Shard));
+        Buffer f32 = f.slice(0, SHARD * 800), h32 = h.slice(0, SHARD * 128);
+        calls.put("dense3_forward_32", new Gemm(false, false, SHARD, 128, 800, 1f, f32, w3, 0f, h32));
+        calls.put("dense3_backward_weight_32", new Gemm(true, false, 800, 128, SHARD, 1f, f32, h32, 0f, w3));
+        calls.put("dense3_backward_data_32", new Gemm(false, true, SHARD, 800, 128, 1f, h32, w3, 0f, f32));
         calls.put("bias1_add", new BiasAdd(y1, b1, BIAS1));
         calls.put("bias1_backward", new BiasAddBackward(y1, b1, BIAS1));
         calls.put("relu1_forward", new ReluForward(y1, tmp1, CONV1.outputLength()));
