@@ -75,6 +75,7 @@ final class BenchCommand implements Callable<Integer> {
             List<Summary> setups,
             double cpuOverDjl,
             double eightOverOne,
+            Double cpuFirstOverLater,
             List<Epoch> epochs) {}
 
     /** Made when the benchmark runs, not when the command line is built: a lab packed without djl still starts. */
@@ -147,6 +148,14 @@ final class BenchCommand implements Callable<Integer> {
                 "%ncpu / djl = %.2f; 8 logical GPUs / 1 = %.2f (wall, same global batch)%n",
                 cpuOverDjl,
                 eightOverOne);
+        Double firstOverLater = firstOverLater(summaries.get(0).allSec());
+        print.println(
+                firstOverLater == null
+                        ? "the JVM's first epoch against later ones: needs --repeats 2 or more"
+                        : String.format(
+                                Locale.ROOT,
+                                "the JVM's first epoch (cpu run 1, while the JIT compiles) / cpu's later median = %.2f",
+                                firstOverLater));
         Result result = new Result(
                 System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors() + " cores",
                 peak / 1e9,
@@ -155,6 +164,7 @@ final class BenchCommand implements Callable<Integer> {
                 summaries,
                 cpuOverDjl,
                 eightOverOne,
+                firstOverLater,
                 epochs);
         AtomicFile.writeJson(out, result);
         print.println("results: " + out);
@@ -195,13 +205,25 @@ final class BenchCommand implements Callable<Integer> {
     private static Summary summary(String setup, List<Epoch> epochs, double peak) {
         List<Epoch> mine = epochs.stream().filter(e -> e.setup().equals(setup)).toList();
         double[] secs = mine.stream().mapToDouble(Epoch::wallSec).toArray();
-        double[] sorted = secs.clone();
-        Arrays.sort(sorted);
-        double median = sorted.length % 2 == 1
-                ? sorted[sorted.length / 2]
-                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+        double median = median(secs);
         double gflops = mine.getFirst().flops() / median / 1e9;
         return new Summary(
                 setup, median, secs, gflops, gflops * 1e9 / peak, mine.getLast().testAcc());
+    }
+
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted.length % 2 == 1
+                ? sorted[sorted.length / 2]
+                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    }
+
+    /**
+     * The first of a setup's epochs over the median of the others: for the first setup, the JVM's first epoch,
+     * run while the JIT compiles the kernels; null with a single epoch.
+     */
+    static Double firstOverLater(double[] secs) {
+        return secs.length < 2 ? null : secs[0] / median(Arrays.copyOfRange(secs, 1, secs.length));
     }
 }
