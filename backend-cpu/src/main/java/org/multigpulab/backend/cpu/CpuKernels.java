@@ -27,8 +27,6 @@ final class CpuKernels implements Kernels {
     private final Scratch<int[]> pixelColumns = Scratch.ints();
     /** Each convolution shape's panel geometry, made once: kernels run on the device's one thread. */
     private final Map<ConvShape, ConvPanels> panels = new HashMap<>();
-    /** The same for the convolutions with few taps, computed without panels ({@link DirectConv}). */
-    private final Map<ConvShape, DirectConv> direct = new HashMap<>();
     /** Per-core partial sums of a gradient (filter, bias), kept between calls so that no step allocates them. */
     private float[] partialSums = new float[0];
 
@@ -68,15 +66,6 @@ final class CpuKernels implements Kernels {
     @Override
     public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
         CpuBuffer xb = cpu(x), wb = cpu(w), yb = cpu(y);
-        if (DirectConv.suits(s)) {
-            DirectConv dc = direct.computeIfAbsent(s, DirectConv::new);
-            Parallel.forRange(
-                    s.batch(),
-                    s.flops(),
-                    (chunk, from, to) ->
-                            dc.forward(xb.data, xb.offset, wb.data, wb.offset, yb.data, yb.offset, from, to));
-            return;
-        }
         ConvPanels cp = panels(s);
         int co = s.outChannels(), taps = cp.taps();
         overPanels(s, cp, PANEL, (chunk, from, to, width) -> {
@@ -116,52 +105,51 @@ final class CpuKernels implements Kernels {
     @Override
     public void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
         CpuBuffer xb = cpu(x), dyb = cpu(dy), dwb = cpu(dw);
-        if (DirectConv.suits(s)) {
-            DirectConv dc = direct.computeIfAbsent(s, DirectConv::new);
-            int partial = dc.partialLength(), chunks = Parallel.chunks();
-            float[] lanes = partialSums(chunks * partial);
-            Parallel.forRange(
-                    s.batch(),
-                    s.flops(),
-                    (chunk, from, to) -> dc.addFilterGradient(
-                            xb.data, xb.offset, dyb.data, dyb.offset, lanes, chunk * partial, from, to));
-            dc.sumLanes(lanes, chunks, dwb.data, dwb.offset);
-            return;
-        }
         ConvPanels cp = panels(s);
         int co = s.outChannels(), taps = cp.taps();
-        // Per-core partial sums of dwᵀ [C·Kh·Kw, Co], Co padded to whole vectors (50 → 64), so that no column of
-        // the product falls to the scalar loop
+        boolean narrow = Gemm.narrow(taps);
+        // Per-core partial sums: dw [Co, C·Kh·Kw] for a narrow filter, else its transpose [C·Kh·Kw, Co] with Co
+        // padded to whole vectors (50 → 64), so that no column of the product falls to the scalar loop.
         int coPadded = Gemm.roundUpToVectors(co);
-        int partial = taps * coPadded;
+        int partial = narrow ? co * taps : taps * coPadded;
         int chunks = Parallel.chunks();
         float[] sums = partialSums(chunks * partial);
         overPanels(s, cp, 4 * PANEL, (chunk, from, to, width) -> {
-            // dwᵀ [C·Kh·Kw, Co] += im2col(x) [C·Kh·Kw, pixels] · dyᵀ [pixels, Co], im2col(x) read in x itself.
-            // The panel's product is stored, then added (Gemm.accumulate says why).
-            float[] gradients = outputPanel.get((to - from) * coPadded);
-            float[] product = productPanel.get(partial);
-            cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, coPadded);
-            Gemm.multiplyPanel(
-                    taps,
-                    coPadded,
-                    to - from,
-                    xb.data,
-                    cp.tapOffsets(tapRows.get(taps), xb.offset),
-                    cp.windowCorners(pixelColumns.get(to - from), from, to),
-                    gradients,
-                    coPadded,
-                    product,
-                    0,
-                    coPadded);
-            Vectors.addRow(product, 0, sums, chunk * partial, partial);
+            if (narrow) {
+                // dw [Co, C·Kh·Kw] += dy [Co, pixels] · im2col(x)ᵀ, as dot products along the pixels
+                float[] columns = inputPanel.get(taps * width);
+                float[] gradients = outputPanel.get(co * width);
+                cp.packInput(xb.data, xb.offset, from, to, columns, width);
+                cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, width);
+                Gemm.multiplyTransposedB(co, taps, width, gradients, 0, columns, 0, sums, chunk * partial);
+            } else {
+                // dwᵀ [C·Kh·Kw, Co] += im2col(x) [C·Kh·Kw, pixels] · dyᵀ [pixels, Co], im2col(x) read in x itself.
+                // The panel's product is stored, then added (Gemm.accumulate says why).
+                float[] gradients = outputPanel.get((to - from) * coPadded);
+                float[] product = productPanel.get(partial);
+                cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, coPadded);
+                Gemm.multiplyPanel(
+                        taps,
+                        coPadded,
+                        to - from,
+                        xb.data,
+                        cp.tapOffsets(tapRows.get(taps), xb.offset),
+                        cp.windowCorners(pixelColumns.get(to - from), from, to),
+                        gradients,
+                        coPadded,
+                        product,
+                        0,
+                        coPadded);
+                Vectors.addRow(product, 0, sums, chunk * partial, partial);
+            }
         });
         // Add the per-chunk partial sums in chunk order: the result does not depend on thread timing.
         Arrays.fill(dwb.data, dwb.offset, dwb.offset + s.filterLength(), 0f);
         for (int c = 0; c < chunks; c++) {
             for (int o = 0; o < co; o++) {
                 for (int t = 0; t < taps; t++) {
-                    dwb.data[dwb.offset + o * taps + t] += sums[c * partial + t * coPadded + o];
+                    dwb.data[dwb.offset + o * taps + t] +=
+                            narrow ? sums[c * partial + o * taps + t] : sums[c * partial + t * coPadded + o];
                 }
             }
         }

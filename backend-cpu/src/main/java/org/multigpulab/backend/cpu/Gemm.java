@@ -544,6 +544,60 @@ final class Gemm {
         accumulate(c, c0, alpha, acc, store, part);
     }
 
+    /**
+     * C[m, n] += A[m, k] · B[n, k]ᵀ as m·n dot products along k, where rows of both A and B are contiguous:
+     * the better form when n is too narrow for the column kernels (a 3×3 filter's 9 taps).
+     */
+    static void multiplyTransposedB(
+            int m, int n, int k, float[] a, int aOff, float[] b, int bOff, float[] c, int cOff) {
+        int i = 0;
+        for (; i + 2 <= m; i += 2) {
+            int j = 0;
+            for (; j + 2 <= n; j += 2) {
+                fourDots(k, a, aOff + i * k, b, bOff + j * k, c, cOff + i * n + j, n);
+            }
+            for (; j < n; j++) {
+                c[cOff + i * n + j] += dot(k, a, aOff + i * k, b, bOff + j * k);
+                c[cOff + (i + 1) * n + j] += dot(k, a, aOff + (i + 1) * k, b, bOff + j * k);
+            }
+        }
+        for (; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                c[cOff + i * n + j] += dot(k, a, aOff + i * k, b, bOff + j * k);
+            }
+        }
+    }
+
+    /**
+     * C[2 rows, 2 columns at c0] += the four dot products of A's rows at a0, a0 + k with B's rows at b0, b0 + k:
+     * four independent sums, so the fused multiply-adds do not wait on each other as one dot product's do.
+     */
+    private static void fourDots(int k, float[] a, int a0, float[] b, int b0, float[] c, int c0, int ldc) {
+        FloatVector s00 = FloatVector.zero(S), s01 = FloatVector.zero(S);
+        FloatVector s10 = FloatVector.zero(S), s11 = FloatVector.zero(S);
+        int a1 = a0 + k, b1 = b0 + k, p = 0;
+        for (; p + L <= k; p += L) {
+            FloatVector x0 = FloatVector.fromArray(S, a, a0 + p), x1 = FloatVector.fromArray(S, a, a1 + p);
+            FloatVector y0 = FloatVector.fromArray(S, b, b0 + p), y1 = FloatVector.fromArray(S, b, b1 + p);
+            s00 = x0.fma(y0, s00);
+            s01 = x0.fma(y1, s01);
+            s10 = x1.fma(y0, s10);
+            s11 = x1.fma(y1, s11);
+        }
+        float r00 = Vectors.sumLanes(s00), r01 = Vectors.sumLanes(s01);
+        float r10 = Vectors.sumLanes(s10), r11 = Vectors.sumLanes(s11);
+        for (; p < k; p++) {
+            r00 = Math.fma(a[a0 + p], b[b0 + p], r00);
+            r01 = Math.fma(a[a0 + p], b[b1 + p], r01);
+            r10 = Math.fma(a[a1 + p], b[b0 + p], r10);
+            r11 = Math.fma(a[a1 + p], b[b1 + p], r11);
+        }
+        c[c0] += r00;
+        c[c0 + 1] += r01;
+        c[c0 + ldc] += r10;
+        c[c0 + ldc + 1] += r11;
+    }
+
     /** C[m, n] = alpha · A[m, k] · B[n, k]ᵀ + beta · C, each element one dot product of two contiguous rows. */
     static void dots(
             int m,

@@ -6,8 +6,8 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * LeNet's pooling, 2×2 windows at stride 2, one plane at a time and half a vector of outputs per step, the
- * last step of a row under masks: the general loops spend more on their four nested counters than on the four
+ * LeNet's pooling, 2×2 windows at stride 2, one plane at a time and half a vector of outputs per step, a
+ * row's last outputs in one more step under masks: the general loops spend more on their four nested counters than on the four
  * additions, and a scalar loop does one output per step. Each sum is added in the general loops' order (top left, top right, bottom left, bottom
  * right), so both paths give the same bits.
  */
@@ -39,8 +39,9 @@ final class HalvingPool {
                         .mul(0.25f)
                         .intoArray(y, row + j, LOWER);
             }
-            if (j < ow) {
-                // the row's last outputs (LeNet's: 5 of 13, and all 4 of conv2's) in one step under masks
+            if (ow - j > 1) {
+                // the row's last outputs in one step under masks (conv1's last 5 of 13 with 512-bit vectors, all 4
+                // of conv2's); a single one is cheaper alone
                 VectorMask<Float> inputs = S.indexInRange(2 * j, 2 * ow);
                 FloatVector upper = FloatVector.fromArray(S, x, top + 2 * j, inputs);
                 FloatVector lower = FloatVector.fromArray(S, x, bottom + 2 * j, inputs);
@@ -50,6 +51,11 @@ final class HalvingPool {
                         .add(lower.rearrange(ODD))
                         .mul(0.25f)
                         .intoArray(y, row + j, S.indexInRange(j, ow));
+                j = ow;
+            }
+            for (; j < ow; j++) {
+                y[row + j] =
+                        (((x[top + 2 * j] + x[top + 2 * j + 1]) + x[bottom + 2 * j]) + x[bottom + 2 * j + 1]) * 0.25f;
             }
         }
     }
@@ -68,13 +74,21 @@ final class HalvingPool {
                 g.intoArray(dx, top + 2 * j);
                 g.intoArray(dx, bottom + 2 * j);
             }
-            if (j < ow) {
+            if (ow - j > 1) {
                 FloatVector g = FloatVector.fromArray(S, dy, row + j, S.indexInRange(j, ow))
                         .mul(0.25f)
                         .rearrange(TWICE);
                 VectorMask<Float> inputs = S.indexInRange(2 * j, 2 * ow);
                 g.intoArray(dx, top + 2 * j, inputs);
                 g.intoArray(dx, bottom + 2 * j, inputs);
+                j = ow;
+            }
+            for (; j < ow; j++) {
+                float g = dy[row + j] * 0.25f;
+                dx[top + 2 * j] = g;
+                dx[top + 2 * j + 1] = g;
+                dx[bottom + 2 * j] = g;
+                dx[bottom + 2 * j + 1] = g;
             }
         }
     }
