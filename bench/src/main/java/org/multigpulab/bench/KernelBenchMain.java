@@ -34,7 +34,7 @@ public final class KernelBenchMain {
         }
         System.out.printf(
                 Locale.ROOT,
-                "%n| kernel (batch 256) | backend | µs per call | GFLOP/s | GB/s |%n|---|---|---|---|---|%n");
+                "%n| kernel (batch 256; _32: a shard of 32) | backend | µs per call | GFLOP/s | GB/s |%n|---|---|---|---|---|%n");
         for (RunResult r : results) {
             String kernel = r.getParams().getParam("kernel");
             String backend = r.getParams().getParam("backend");

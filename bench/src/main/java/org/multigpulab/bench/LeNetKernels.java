@@ -70,6 +70,8 @@ final class LeNetKernels {
         calls.put("relu1_backward", new ReluBackward(y1, tmp1, tmp1, CONV1.outputLength()));
         calls.put("pool1_forward", new AvgPoolForward(y1, p1, POOL1));
         calls.put("pool1_backward", new AvgPoolBackward(p1, y1, POOL1));
+        calls.put("pool2_forward", new AvgPoolForward(y2, f, POOL2));
+        calls.put("pool2_backward", new AvgPoolBackward(f, y2, POOL2));
         calls.put("sgd_w3_axpy", new Axpy(-1e-6f, h.slice(0, 128 * 128), w3.slice(0, 128 * 128), 128 * 128));
         return calls;
     }
