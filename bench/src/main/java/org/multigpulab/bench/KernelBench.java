@@ -55,6 +55,8 @@ public class KernelBench {
         "relu1_backward",
         "pool1_forward",
         "pool1_backward",
+        "pool2_forward",
+        "pool2_backward",
         "sgd_w3_axpy"
     })
     public String kernel;
