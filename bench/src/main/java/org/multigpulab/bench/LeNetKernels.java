@@ -22,8 +22,9 @@ import org.multigpulab.device.KernelOp.ReluForward;
 import org.multigpulab.device.PoolShape;
 
 /**
- * Every kernel call of one LeNet training step at a batch of 256 (conv2's and the dense layer's also at a shard of 32), by name, with random operands on one device:
- * each a {@link KernelOp.Call}, which runs it ({@code launch}) and says the work it does, for benchmarks.
+ * Every kernel call of one LeNet training step at a batch of 256 (conv2's and the dense layer's also at a shard of
+ * 32), by name, with random operands on one device: each a {@link KernelOp.Call}, which runs it ({@code launch})
+ * and says the work it does, for benchmarks.
  */
 final class LeNetKernels {
 

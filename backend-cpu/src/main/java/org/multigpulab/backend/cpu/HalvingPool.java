@@ -6,10 +6,10 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * LeNet's pooling, 2×2 windows at stride 2, one plane at a time and half a vector of outputs per step, a
- * row's last outputs in one more step under masks: the general loops spend more on their four nested counters than on the four
- * additions, and a scalar loop does one output per step. Each sum is added in the general loops' order (top left, top right, bottom left, bottom
- * right), so both paths give the same bits.
+ * LeNet's pooling, 2×2 windows at stride 2, one plane at a time and half a vector of outputs per step, a row's
+ * last outputs in one more step under masks: the general loops spend more on their four nested counters than on
+ * the four additions, and a scalar loop does one output per step. Each sum is added in the general loops' order
+ * (top left, top right, bottom left, bottom right), so both paths give the same bits.
  */
 final class HalvingPool {
 
