@@ -1,5 +1,7 @@
 package org.multigpulab.backend.cpu;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.lang.management.ManagementFactory;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorSpecies;
@@ -21,6 +23,24 @@ final class Gemm {
 
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int L = S.length();
+
+    /**
+     * Whether the processor has 32 vector registers (AVX-512; AArch64's vector units) rather than AVX2's 16. With
+     * 16, the filter gradient's blocks of four rows by four vectors (16 sums, 4 loaded vectors of B, A read through
+     * two offset tables) run slower than blocks of two vectors: conv2's filter gradient under -XX:UseAVX=2 took
+     * 24.7, 28.2 and 29.1 ms against 18.8, 15.5 and 20.3 (KernelSequenceMain, in turns); its forward pass and data
+     * gradient were faster with four, as they stay.
+     */
+    static final boolean MANY_REGISTERS = manyVectorRegisters();
+
+    private static boolean manyVectorRegisters() {
+        try {
+            HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+            return Integer.parseInt(vm.getVMOption("UseAVX").getValue()) >= 3;
+        } catch (IllegalArgumentException e) {
+            return true; // no UseAVX: not an x86 processor
+        }
+    }
     /** Columns per panel: 8 vectors; with k = 500 and 16-float vectors a panel of B is 256 KB. */
     private static final int PANEL = 8 * L;
 
@@ -70,7 +90,8 @@ final class Gemm {
                     c,
                     cOff,
                     n,
-                    beta == 0f);
+                    beta == 0f,
+                    true);
         }
     }
 
@@ -104,23 +125,25 @@ final class Gemm {
      */
     static void multiplyPanel(
             int m, int n, int k, float[] a, int aOff, int lda, float[] b, int ldb, float[] c, int cOff, int ldc) {
-        multiplyPanel(
-                m, n, k, a, strided(ROWS.get(m), m, aOff, lda), strided(COLUMNS.get(k), k, 0, 1), b, ldb, c, cOff, ldc);
+        int[] rows = strided(ROWS.get(m), m, aOff, lda), cols = strided(COLUMNS.get(k), k, 0, 1);
+        blocks(0, m, 0, n, k, 1f, a, rows, cols, b, 0, ldb, c, cOff, ldc, true, true);
     }
 
     /**
      * {@link #multiplyPanel} with A read through offset tables: element (i, p) at {@code a[rows[i] + cols[p]]}.
      * A convolution's im2col matrix is such a view of its input, so the filter gradient reads the input
-     * directly instead of a packed copy (a tap per row, a pixel per column).
+     * directly instead of a packed copy (a tap per row, a pixel per column). With 16 vector registers its widest
+     * blocks are two vectors ({@link #MANY_REGISTERS}).
      */
     static void multiplyPanel(
             int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb, float[] c, int cOff, int ldc) {
-        blocks(0, m, 0, n, k, 1f, a, rows, cols, b, 0, ldb, c, cOff, ldc, true);
+        blocks(0, m, 0, n, k, 1f, a, rows, cols, b, 0, ldb, c, cOff, ldc, true, MANY_REGISTERS);
     }
 
     /**
-     * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four, two and one
-     * vectors, then a part of one under a mask; rows left over two at a time, then one, likewise.
+     * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four (unless not
+     * {@code fourVectors}), two and one vectors, then a part of one under a mask; rows left over two at a time,
+     * then one, likewise.
      */
     private static void blocks(
             int rowFrom,
@@ -138,12 +161,13 @@ final class Gemm {
             float[] c,
             int cOff,
             int ldc,
-            boolean store) {
+            boolean store,
+            boolean fourVectors) {
         int i = rowFrom;
         for (; i + 4 <= rowTo; i += 4) {
             int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], c0 = cOff + i * ldc;
             int j = j0;
-            for (; j + 4 * L <= j1; j += 4 * L) {
+            for (; fourVectors && j + 4 * L <= j1; j += 4 * L) {
                 fourRowsFourVectors(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
             }
             for (; j + 2 * L <= j1; j += 2 * L) {
