@@ -27,11 +27,11 @@ final class Gemm {
     /**
      * Whether the processor has 32 vector registers (AVX-512; AArch64's vector units) rather than AVX2's 16. With
      * 16, the filter gradient's blocks of four rows by four vectors (16 sums, 4 loaded vectors of B, A read through
-     * two offset tables) run slower than blocks of two vectors: conv2's filter gradient under -XX:UseAVX=2 took
-     * 24.7, 28.2 and 29.1 ms against 18.8, 15.5 and 20.3 (KernelSequenceMain, in turns); its forward pass and data
-     * gradient were faster with four, as they stay.
+     * two offset tables) run slower than blocks of two vectors: among conv2's three kernels under -XX:UseAVX=2 its
+     * filter gradient took 24.2 ms a call with four and 12.6 with two (scripts/kernel-ab.py, 6 rounds). The forward
+     * pass and the data gradient were no faster with two (docs/performance-log.md), so they keep four.
      */
-    static final boolean MANY_REGISTERS = manyVectorRegisters();
+    private static final boolean MANY_REGISTERS = manyVectorRegisters();
 
     private static boolean manyVectorRegisters() {
         try {
@@ -41,6 +41,7 @@ final class Gemm {
             return true; // no UseAVX: not an x86 processor
         }
     }
+
     /** Columns per panel: 8 vectors; with k = 500 and 16-float vectors a panel of B is 256 KB. */
     private static final int PANEL = 8 * L;
 
