@@ -86,7 +86,7 @@ final class CpuKernels implements Kernels {
         int inSample = s.inChannels() * s.height() * s.width();
         // wᵀ once, row by row, so the multiply reads its rows contiguously (a transposed A is read with stride Co)
         float[] wT = transposedB.get(taps * co);
-        Gemm.transpose(wb.data, wb.offset, co, taps, wT);
+        Gemm.transpose(wb.data, wb.offset, co, taps, 0f, wT, 0);
         overPanels(s, cp, PANEL, (chunk, from, to, width) -> {
             float[] gradients = outputPanel.get(co * width);
             float[] columns = productPanel.get(taps * width);
@@ -331,20 +331,20 @@ final class CpuKernels implements Kernels {
             // weights (800×128) moves 30 K floats instead of 102 K
             float[] aT = transposedA.get(k * m);
             float[] cT = transposedProduct.get(n * m);
-            Gemm.transpose(ab.data, ab.offset, m, k, aT);
+            Gemm.transpose(ab.data, ab.offset, m, k, 0f, aT, 0);
             Parallel.forRange(
                     n,
                     2L * m * n * k,
                     (chunk, from, to) ->
                             Gemm.multiplyRows(false, n, m, k, alpha, bb.data, bb.offset, aT, 0, 0f, cT, 0, from, to));
-            Gemm.transposeInto(cT, n, m, beta, cb.data, cb.offset);
+            Gemm.transpose(cT, 0, n, m, beta, cb.data, cb.offset);
             return;
         }
         float[] bRows = bb.data;
         int bOff = bb.offset;
         if (transB) {
             bRows = transposedB.get(k * n);
-            Gemm.transpose(bb.data, bb.offset, n, k, bRows);
+            Gemm.transpose(bb.data, bb.offset, n, k, 0f, bRows, 0);
             bOff = 0;
         }
         float[] rowsOfB = bRows;

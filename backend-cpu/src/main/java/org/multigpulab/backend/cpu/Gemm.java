@@ -700,29 +700,15 @@ final class Gemm {
     }
 
     /**
-     * {@code dst[cols, rows] = src[rows, cols]ᵀ + beta·dst}, dst at {@code dstOff}; with beta 0 dst is written
-     * without being read.
+     * {@code dst[cols, rows] = src[rows, cols]ᵀ + beta·dst}, src at {@code srcOff} and dst at {@code dstOff}; with
+     * beta 0 dst is written without being read.
      */
-    static void transposeInto(float[] src, int rows, int cols, float beta, float[] dst, int dstOff) {
-        for (int c = 0; c < cols; c++) {
-            int row = dstOff + c * rows;
-            if (beta == 0f) {
-                for (int r = 0; r < rows; r++) {
-                    dst[row + r] = src[r * cols + c];
-                }
-            } else {
-                for (int r = 0; r < rows; r++) {
-                    dst[row + r] = src[r * cols + c] + beta * dst[row + r];
-                }
-            }
-        }
-    }
-
-    /** {@code dst[cols, rows] = src[rows, cols]ᵀ}. */
-    static void transpose(float[] src, int srcOff, int rows, int cols, float[] dst) {
+    static void transpose(float[] src, int srcOff, int rows, int cols, float beta, float[] dst, int dstOff) {
         for (int r = 0; r < rows; r++) {
             for (int c = 0; c < cols; c++) {
-                dst[c * rows + r] = src[srcOff + r * cols + c];
+                int at = dstOff + c * rows + r;
+                float v = src[srcOff + r * cols + c];
+                dst[at] = beta == 0f ? v : v + beta * dst[at];
             }
         }
     }

@@ -32,12 +32,7 @@ final class HalvingPool {
             for (; 2 * j + S.length() <= width; j += HALF) {
                 FloatVector upper = FloatVector.fromArray(S, x, top + 2 * j);
                 FloatVector lower = FloatVector.fromArray(S, x, bottom + 2 * j);
-                upper.rearrange(EVEN)
-                        .add(upper.rearrange(ODD))
-                        .add(lower.rearrange(EVEN))
-                        .add(lower.rearrange(ODD))
-                        .mul(0.25f)
-                        .intoArray(y, row + j, LOWER);
+                means(upper, lower).intoArray(y, row + j, LOWER);
             }
             if (ow - j > 1) {
                 // the row's last outputs in one step under masks (conv1's last 5 of 13 with 512-bit vectors, all 4
@@ -45,12 +40,7 @@ final class HalvingPool {
                 VectorMask<Float> inputs = S.indexInRange(2 * j, 2 * ow);
                 FloatVector upper = FloatVector.fromArray(S, x, top + 2 * j, inputs);
                 FloatVector lower = FloatVector.fromArray(S, x, bottom + 2 * j, inputs);
-                upper.rearrange(EVEN)
-                        .add(upper.rearrange(ODD))
-                        .add(lower.rearrange(EVEN))
-                        .add(lower.rearrange(ODD))
-                        .mul(0.25f)
-                        .intoArray(y, row + j, S.indexInRange(j, ow));
+                means(upper, lower).intoArray(y, row + j, S.indexInRange(j, ow));
                 j = ow;
             }
             for (; j < ow; j++) {
@@ -58,6 +48,18 @@ final class HalvingPool {
                         (((x[top + 2 * j] + x[top + 2 * j + 1]) + x[bottom + 2 * j]) + x[bottom + 2 * j + 1]) * 0.25f;
             }
         }
+    }
+
+    /**
+     * The means of the 2×2 windows whose rows are {@code upper} and {@code lower}, in the lower half of a vector,
+     * each summed top left, top right, bottom left, bottom right.
+     */
+    private static FloatVector means(FloatVector upper, FloatVector lower) {
+        return upper.rearrange(EVEN)
+                .add(upper.rearrange(ODD))
+                .add(lower.rearrange(EVEN))
+                .add(lower.rearrange(ODD))
+                .mul(0.25f);
     }
 
     /**
