@@ -57,6 +57,10 @@ public class KernelBench {
         "pool1_backward",
         "pool2_forward",
         "pool2_backward",
+        "relu_pool1_forward",
+        "relu_pool1_backward",
+        "relu_pool2_forward",
+        "relu_pool2_backward",
         "sgd_w3_axpy"
     })
     public String kernel;

@@ -17,6 +17,8 @@ import org.multigpulab.device.KernelOp.Conv2dBackwardData;
 import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
 import org.multigpulab.device.KernelOp.Conv2dForward;
 import org.multigpulab.device.KernelOp.Gemm;
+import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
 import org.multigpulab.device.KernelOp.ReluBackward;
 import org.multigpulab.device.KernelOp.ReluForward;
 import org.multigpulab.device.PoolShape;
@@ -73,6 +75,11 @@ final class LeNetKernels {
         calls.put("pool1_backward", new AvgPoolBackward(p1, y1, POOL1));
         calls.put("pool2_forward", new AvgPoolForward(y2, f, POOL2));
         calls.put("pool2_backward", new AvgPoolBackward(f, y2, POOL2));
+        // ReLU and pooling fused, as training runs them
+        calls.put("relu_pool1_forward", new ReluAvgPoolForward(y1, p1, POOL1));
+        calls.put("relu_pool1_backward", new ReluAvgPoolBackward(y1, p1, tmp1, POOL1));
+        calls.put("relu_pool2_forward", new ReluAvgPoolForward(y2, f, POOL2));
+        calls.put("relu_pool2_backward", new ReluAvgPoolBackward(y2, f, tmp1.slice(0, POOL2.inputLength()), POOL2));
         calls.put("sgd_w3_axpy", new Axpy(-1e-6f, h.slice(0, 128 * 128), w3.slice(0, 128 * 128), 128 * 128));
         return calls;
     }

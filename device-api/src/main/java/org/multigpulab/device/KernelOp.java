@@ -28,6 +28,8 @@ public enum KernelOp {
     AVG_POOL_BACKWARD(reads("dy"), writes("dx")),
     RELU_FORWARD(reads("x"), writes("y")),
     RELU_BACKWARD(reads("x"), reads("dy"), writes("dx")),
+    RELU_AVG_POOL_FORWARD(reads("x"), writes("y")),
+    RELU_AVG_POOL_BACKWARD(reads("x"), reads("dy"), writes("dx")),
     /** Reads {@code c} only when {@code beta ≠ 0} (see {@link Gemm#reads}). */
     GEMM(reads("a"), reads("b"), updates("c")),
     SOFTMAX_XENT_FORWARD(reads("logits"), reads("labels"), writes("loss")),
@@ -107,6 +109,16 @@ public enum KernelOp {
         /** Whether this call writes buffer {@code i}. */
         default boolean writes(int i) {
             return op().args.get(i).writes();
+        }
+
+        /**
+         * The calls of the separate ops a fused one stands for ({@code relu_forward} then {@code avg_pool_forward}
+         * for {@code relu_avg_pool_forward}), for a cost model of software that launches them apart, as the
+         * notebook's PyTorch does; for any other op, this call alone. They are for costing, never launched: the
+         * intermediate tensor they pass, which the fused op never stores, is {@code null}.
+         */
+        default List<Call> unfused() {
+            return List.of(this);
         }
 
         /**
@@ -374,6 +386,70 @@ public enum KernelOp {
         @Override
         public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.reluBackward(m.apply(x), m.apply(dy), m.apply(dx), n);
+        }
+    }
+
+    public record ReluAvgPoolForward(Buffer x, Buffer y, PoolShape s) implements Call {
+        @Override
+        public KernelOp op() {
+            return RELU_AVG_POOL_FORWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x, y);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, s.inputLength(), s.outputLength());
+        }
+
+        @Override
+        public long flops() {
+            return unfused().stream().mapToLong(Call::flops).sum();
+        }
+
+        @Override
+        public List<Call> unfused() {
+            return List.of(new ReluForward(x, null, s.inputLength()), new AvgPoolForward(null, y, s));
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
+            k.reluAvgPoolForward(m.apply(x), m.apply(y), s);
+        }
+    }
+
+    public record ReluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) implements Call {
+        @Override
+        public KernelOp op() {
+            return RELU_AVG_POOL_BACKWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x, dy, dx);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, s.inputLength(), s.outputLength(), s.inputLength());
+        }
+
+        @Override
+        public long flops() {
+            return unfused().stream().mapToLong(Call::flops).sum();
+        }
+
+        @Override
+        public List<Call> unfused() {
+            return List.of(new AvgPoolBackward(dy, null, s), new ReluBackward(x, null, dx, s.inputLength()));
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
+            k.reluAvgPoolBackward(m.apply(x), m.apply(dy), m.apply(dx), s);
         }
     }
 
@@ -680,6 +756,16 @@ public enum KernelOp {
         @Override
         public final void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
             call(new ReluBackward(x, dy, dx, n));
+        }
+
+        @Override
+        public final void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
+            call(new ReluAvgPoolForward(x, y, s));
+        }
+
+        @Override
+        public final void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
+            call(new ReluAvgPoolBackward(x, dy, dx, s));
         }
 
         @Override

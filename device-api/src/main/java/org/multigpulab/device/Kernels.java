@@ -48,6 +48,18 @@ public interface Kernels {
     /** {@code dx = x > 0 ? dy : 0} over {@code n} elements. */
     void reluBackward(Buffer x, Buffer dy, Buffer dx, int n);
 
+    // ReLU and average pooling fused: one pass over the activations where the two ops make two or three, and the
+    // rectified activations are never stored. Each gives exactly what the two ops give one after the other.
+
+    /** {@code y} = the mean of each window of {@code max(x, 0)}: {@link #reluForward} then {@link #avgPoolForward}. */
+    void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s);
+
+    /**
+     * {@code dx = x > 0 ? (each window's dy spread evenly over the window) : 0}: {@link #avgPoolBackward} then
+     * {@link #reluBackward}, where {@code x} is what {@link #reluAvgPoolForward} read.
+     */
+    void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s);
+
     // Matrix multiply.
 
     /**

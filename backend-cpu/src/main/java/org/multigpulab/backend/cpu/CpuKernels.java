@@ -226,6 +226,20 @@ final class CpuKernels implements Kernels {
 
     @Override
     public void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
+        pool(x, y, s, Float.NaN);
+    }
+
+    @Override
+    public void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
+        pool(x, y, s, 0f);
+    }
+
+    /**
+     * Average pooling of x with values at or below {@code floor} counted as 0: with a floor of NaN, which no value
+     * is at or below, x as it is; with 0, the ReLU of each value as it is read, bit for bit what
+     * {@link #reluForward} stores.
+     */
+    private static void pool(Buffer x, Buffer y, PoolShape s, float floor) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
         int oh = s.outHeight(), ow = s.outWidth(), k = s.window();
         float inv = 1f / (k * k);
@@ -234,7 +248,7 @@ final class CpuKernels implements Kernels {
                 int in = xb.offset + plane * s.height() * s.width();
                 int out = yb.offset + plane * oh * ow;
                 if (k == 2 && s.stride() == 2) {
-                    HalvingPool.forward(xb.data, in, s.width(), yb.data, out, oh, ow);
+                    HalvingPool.forward(xb.data, in, s.width(), floor, yb.data, out, oh, ow);
                     continue;
                 }
                 for (int i = 0; i < oh; i++) {
@@ -242,7 +256,8 @@ final class CpuKernels implements Kernels {
                         float sum = 0f;
                         for (int p = 0; p < k; p++) {
                             for (int q = 0; q < k; q++) {
-                                sum += xb.data[in + (i * s.stride() + p) * s.width() + j * s.stride() + q];
+                                sum += HalvingPool.floored(
+                                        xb.data[in + (i * s.stride() + p) * s.width() + j * s.stride() + q], floor);
                             }
                         }
                         yb.data[out + i * ow + j] = sum * inv;
@@ -254,9 +269,19 @@ final class CpuKernels implements Kernels {
 
     @Override
     public void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
-        CpuBuffer dyb = cpu(dy), dxb = cpu(dx);
+        poolBackward(null, cpu(dy), cpu(dx), s);
+    }
+
+    @Override
+    public void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
+        poolBackward(cpu(x), cpu(dy), cpu(dx), s);
+    }
+
+    /** Pooling's gradient; with {@code xb}, only where {@code x > 0} and zero elsewhere: ReLU's gradient too. */
+    private static void poolBackward(CpuBuffer xb, CpuBuffer dyb, CpuBuffer dxb, PoolShape s) {
         int oh = s.outHeight(), ow = s.outWidth(), k = s.window();
         float inv = 1f / (k * k);
+        float[] x = xb == null ? null : xb.data;
         Parallel.forRange(s.planes(), (long) s.inputLength(), (chunk, from, to) -> {
             int planeSize = s.height() * s.width();
             boolean halving = k == 2 && s.stride() == 2;
@@ -268,18 +293,35 @@ final class CpuKernels implements Kernels {
                 int in = dxb.offset + plane * planeSize;
                 int out = dyb.offset + plane * oh * ow;
                 if (halving) {
-                    HalvingPool.backward(dyb.data, out, oh, ow, dxb.data, in, s.width());
+                    if (x == null) {
+                        HalvingPool.backward(dyb.data, out, oh, ow, dxb.data, in, s.width());
+                    } else {
+                        HalvingPool.backwardWherePositive(
+                                dyb.data, out, oh, ow, x, xb.offset + plane * planeSize, dxb.data, in, s.width());
+                    }
                     continue;
-                }
-                for (int i = 0; i < oh; i++) {
-                    for (int j = 0; j < ow; j++) {
-                        float g = dyb.data[out + i * ow + j] * inv;
-                        for (int p = 0; p < k; p++) {
-                            for (int q = 0; q < k; q++) {
-                                dxb.data[in + (i * s.stride() + p) * s.width() + j * s.stride() + q] += g;
+                } else {
+                    for (int i = 0; i < oh; i++) {
+                        for (int j = 0; j < ow; j++) {
+                            float g = dyb.data[out + i * ow + j] * inv;
+                            for (int p = 0; p < k; p++) {
+                                for (int q = 0; q < k; q++) {
+                                    dxb.data[in + (i * s.stride() + p) * s.width() + j * s.stride() + q] += g;
+                                }
                             }
                         }
                     }
+                }
+                if (x != null) {
+                    Vectors.passWherePositive(
+                            x,
+                            xb.offset,
+                            dxb.data,
+                            dxb.offset,
+                            dxb.data,
+                            dxb.offset,
+                            plane * planeSize,
+                            (plane + 1) * planeSize);
                 }
             }
         });

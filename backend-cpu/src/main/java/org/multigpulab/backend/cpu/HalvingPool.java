@@ -2,6 +2,7 @@ package org.multigpulab.backend.cpu;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -24,30 +25,49 @@ final class HalvingPool {
 
     private HalvingPool() {}
 
-    /** y[out + i·ow + j] = the mean of x's 2×2 window at row 2i, column 2j of a plane {@code width} wide. */
-    static void forward(float[] x, int in, int width, float[] y, int out, int oh, int ow) {
+    /**
+     * y[out + i·ow + j] = the mean of x's 2×2 window at row 2i, column 2j of a plane {@code width} wide, where
+     * values at or below {@code floor} count as 0 ({@link #floored}).
+     */
+    static void forward(float[] x, int in, int width, float floor, float[] y, int out, int oh, int ow) {
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
             int j = 0;
             for (; 2 * j + S.length() <= width; j += HALF) {
-                FloatVector upper = FloatVector.fromArray(S, x, top + 2 * j);
-                FloatVector lower = FloatVector.fromArray(S, x, bottom + 2 * j);
+                FloatVector upper = floored(FloatVector.fromArray(S, x, top + 2 * j), floor);
+                FloatVector lower = floored(FloatVector.fromArray(S, x, bottom + 2 * j), floor);
                 means(upper, lower).intoArray(y, row + j, LOWER);
             }
             if (ow - j > 1) {
                 // the row's last outputs in one step under masks (conv1's last 5 of 13 with 512-bit vectors, all 4
                 // of conv2's); a single one is cheaper alone
                 VectorMask<Float> inputs = S.indexInRange(2 * j, 2 * ow);
-                FloatVector upper = FloatVector.fromArray(S, x, top + 2 * j, inputs);
-                FloatVector lower = FloatVector.fromArray(S, x, bottom + 2 * j, inputs);
+                FloatVector upper = floored(FloatVector.fromArray(S, x, top + 2 * j, inputs), floor);
+                FloatVector lower = floored(FloatVector.fromArray(S, x, bottom + 2 * j, inputs), floor);
                 means(upper, lower).intoArray(y, row + j, S.indexInRange(j, ow));
                 j = ow;
             }
             for (; j < ow; j++) {
-                y[row + j] =
-                        (((x[top + 2 * j] + x[top + 2 * j + 1]) + x[bottom + 2 * j]) + x[bottom + 2 * j + 1]) * 0.25f;
+                y[row + j] = (((floored(x[top + 2 * j], floor) + floored(x[top + 2 * j + 1], floor))
+                                        + floored(x[bottom + 2 * j], floor))
+                                + floored(x[bottom + 2 * j + 1], floor))
+                        * 0.25f;
             }
         }
+    }
+
+    /**
+     * {@code v} with lanes at or below {@code floor} set to 0: with a floor of NaN, which no value is at or below,
+     * {@code v} as it is; with 0, its ReLU as {@link Vectors#relu} makes it (a NaN stays, −0 becomes 0). A compare
+     * and a blend: Java's {@code max}, which must order −0 below 0, takes several instructions more.
+     */
+    private static FloatVector floored(FloatVector v, float floor) {
+        return v.blend(0f, v.compare(VectorOperators.LE, floor));
+    }
+
+    /** {@link #floored(FloatVector, float)} of one value. */
+    static float floored(float v, float floor) {
+        return v <= floor ? 0f : v;
     }
 
     /**
@@ -71,15 +91,12 @@ final class HalvingPool {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
             int j = 0;
             for (; j + HALF <= ow; j += HALF) {
-                FloatVector g =
-                        FloatVector.fromArray(S, dy, row + j, LOWER).mul(0.25f).rearrange(TWICE);
+                FloatVector g = spread(dy, row + j, LOWER);
                 g.intoArray(dx, top + 2 * j);
                 g.intoArray(dx, bottom + 2 * j);
             }
             if (ow - j > 1) {
-                FloatVector g = FloatVector.fromArray(S, dy, row + j, S.indexInRange(j, ow))
-                        .mul(0.25f)
-                        .rearrange(TWICE);
+                FloatVector g = spread(dy, row + j, S.indexInRange(j, ow));
                 VectorMask<Float> inputs = S.indexInRange(2 * j, 2 * ow);
                 g.intoArray(dx, top + 2 * j, inputs);
                 g.intoArray(dx, bottom + 2 * j, inputs);
@@ -91,6 +108,50 @@ final class HalvingPool {
                 dx[top + 2 * j + 1] = g;
                 dx[bottom + 2 * j] = g;
                 dx[bottom + 2 * j + 1] = g;
+            }
+        }
+    }
+
+    /** A quarter of each of the outputs' gradients at {@code dy[at]} in {@code outputs}, each in two lanes in a row. */
+    private static FloatVector spread(float[] dy, int at, VectorMask<Float> outputs) {
+        return FloatVector.fromArray(S, dy, at, outputs).mul(0.25f).rearrange(TWICE);
+    }
+
+    /**
+     * {@link #backward} where {@code x > 0} (a plane at {@code xIn}, laid out as {@code dx}'s), zero elsewhere: the
+     * gradient of the ReLU before the pooling too. Its own loop rather than a test for {@code x} in
+     * {@link #backward}'s: that made the pooling alone 2.5 times slower (docs/performance-log.md).
+     */
+    static void backwardWherePositive(
+            float[] dy, int out, int oh, int ow, float[] x, int xIn, float[] dx, int in, int width) {
+        FloatVector zero = FloatVector.zero(S);
+        for (int i = 0; i < oh; i++) {
+            int top = 2 * i * width, bottom = top + width, row = out + i * ow;
+            int j = 0;
+            for (; j + HALF <= ow; j += HALF) {
+                FloatVector g = spread(dy, row + j, LOWER);
+                int t = top + 2 * j, b = bottom + 2 * j;
+                zero.blend(g, FloatVector.fromArray(S, x, xIn + t).compare(VectorOperators.GT, 0f))
+                        .intoArray(dx, in + t);
+                zero.blend(g, FloatVector.fromArray(S, x, xIn + b).compare(VectorOperators.GT, 0f))
+                        .intoArray(dx, in + b);
+            }
+            if (ow - j > 1) {
+                FloatVector g = spread(dy, row + j, S.indexInRange(j, ow));
+                VectorMask<Float> inputs = S.indexInRange(2 * j, 2 * ow);
+                int t = top + 2 * j, b = bottom + 2 * j;
+                zero.blend(g, FloatVector.fromArray(S, x, xIn + t, inputs).compare(VectorOperators.GT, 0f))
+                        .intoArray(dx, in + t, inputs);
+                zero.blend(g, FloatVector.fromArray(S, x, xIn + b, inputs).compare(VectorOperators.GT, 0f))
+                        .intoArray(dx, in + b, inputs);
+                j = ow;
+            }
+            for (; j < ow; j++) {
+                float g = dy[row + j] * 0.25f;
+                for (int r = top; r <= bottom; r += width) {
+                    dx[in + r + 2 * j] = x[xIn + r + 2 * j] > 0f ? g : 0f;
+                    dx[in + r + 2 * j + 1] = x[xIn + r + 2 * j + 1] > 0f ? g : 0f;
+                }
             }
         }
     }

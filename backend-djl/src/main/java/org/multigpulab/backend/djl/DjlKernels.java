@@ -122,34 +122,63 @@ final class DjlKernels implements Kernels {
 
     @Override
     public void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
-        into(dx, s.inputLength(), m -> {
-            NDArray g = in(m, dy, s.outputLength()).reshape(1, s.planes(), s.outHeight(), s.outWidth());
-            if (s.window() == s.stride()) {
-                // windows tile the plane: each output's gradient, divided by the window's area, repeated over it;
-                // rows and columns no window covered (floor mode) get zeros
-                int k = s.window();
-                NDArray spread = g.repeat(2, k).repeat(3, k).div(k * k);
-                return spread.pad(new Shape(0, s.width() - s.outWidth() * k, 0, s.height() - s.outHeight() * k), 0);
-            }
-            // overlapping windows: libtorch's own pooling backward, through DJL's autograd on a fresh tensor of
-            // the input's shape, the gradient of sum(pool(x) · dy) with respect to x
-            NDArray x = m.zeros(new Shape(1, s.planes(), s.height(), s.width()));
-            try (GradientCollector collector = Libtorch.engine().newGradientCollector()) {
-                x.setRequiresGradient(true);
-                collector.backward(pool(x, s).mul(g).sum());
-                return x.getGradient().duplicate();
-            }
-        });
+        into(dx, s.inputLength(), m -> poolGradient(m, in(m, dy, s.outputLength()), s));
+    }
+
+    /** The gradient of {@link #pool} as a flat array of the input's length, from {@code dy} of the output's. */
+    private static NDArray poolGradient(NDManager m, NDArray dy, PoolShape s) {
+        NDArray g = dy.reshape(1, s.planes(), s.outHeight(), s.outWidth());
+        if (s.window() == s.stride()) {
+            // windows tile the plane: each output's gradient, divided by the window's area, repeated over it;
+            // rows and columns no window covered (floor mode) get zeros
+            int k = s.window();
+            NDArray spread = g.repeat(2, k).repeat(3, k).div(k * k);
+            return spread.pad(new Shape(0, s.width() - s.outWidth() * k, 0, s.height() - s.outHeight() * k), 0)
+                    .reshape(s.inputLength());
+        }
+        // overlapping windows: libtorch's own pooling backward, through DJL's autograd on a fresh tensor of
+        // the input's shape, the gradient of sum(pool(x) · dy) with respect to x
+        NDArray x = m.zeros(new Shape(1, s.planes(), s.height(), s.width()));
+        try (GradientCollector collector = Libtorch.engine().newGradientCollector()) {
+            x.setRequiresGradient(true);
+            collector.backward(pool(x, s).mul(g).sum());
+            return x.getGradient().duplicate().reshape(s.inputLength());
+        }
     }
 
     @Override
     public void reluForward(Buffer x, Buffer y, int n) {
-        into(y, n, m -> in(m, x, n).getNDArrayInternal().relu());
+        into(y, n, m -> relu(in(m, x, n)));
+    }
+
+    private static NDArray relu(NDArray x) {
+        return x.getNDArrayInternal().relu();
     }
 
     @Override
     public void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
-        into(dx, n, m -> in(m, dy, n).mul(in(m, x, n).gt(0f).toType(DataType.FLOAT32, false)));
+        into(dx, n, m -> reluGradient(in(m, x, n), in(m, dy, n)));
+    }
+
+    private static NDArray reluGradient(NDArray x, NDArray dy) {
+        return dy.mul(x.gt(0f).toType(DataType.FLOAT32, false));
+    }
+
+    /** ReLU then pooling, as libtorch runs them: two of its kernels, nothing stored in between. */
+    @Override
+    public void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
+        into(
+                y,
+                s.outputLength(),
+                m -> pool(relu(in(m, x, s.inputLength())).reshape(1, s.planes(), s.height(), s.width()), s));
+    }
+
+    @Override
+    public void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
+        into(
+                dx,
+                s.inputLength(),
+                m -> reluGradient(in(m, x, s.inputLength()), poolGradient(m, in(m, dy, s.outputLength()), s)));
     }
 
     @Override

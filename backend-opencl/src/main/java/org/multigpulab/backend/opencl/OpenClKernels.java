@@ -79,6 +79,26 @@ final class OpenClKernels implements Kernels {
     }
 
     @Override
+    public void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
+        device.launch(
+                KernelOp.RELU_AVG_POOL_FORWARD, s.outputLength(), x, y, s.height(), s.width(), s.window(), s.stride());
+    }
+
+    @Override
+    public void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
+        device.launch(
+                KernelOp.RELU_AVG_POOL_BACKWARD,
+                s.inputLength(),
+                x,
+                dy,
+                dx,
+                s.height(),
+                s.width(),
+                s.window(),
+                s.stride());
+    }
+
+    @Override
     public void gemm(
             boolean transA,
             boolean transB,

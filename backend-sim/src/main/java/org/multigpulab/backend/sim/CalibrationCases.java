@@ -130,7 +130,10 @@ final class CalibrationCases implements AutoCloseable {
         }
     }
 
-    /** The kernels between a convolution and the next: ReLU, the bias of each plane, LeNet's first pooling. */
+    /**
+     * The kernels between a convolution and the next: ReLU, the bias of each plane, LeNet's first pooling, alone
+     * and fused with the ReLU.
+     */
     private void activations(int n) {
         calls.add(new KernelOp.ReluForward(next(a, n), next(c, n), n));
         calls.add(new KernelOp.ReluBackward(next(a, n), next(b, n), next(c, n), n));
@@ -140,6 +143,9 @@ final class CalibrationCases implements AutoCloseable {
         PoolShape pool = new PoolShape(Math.max(1, n / 676), 26, 26, 2, 2);
         calls.add(new KernelOp.AvgPoolForward(next(a, pool.inputLength()), next(c, pool.outputLength()), pool));
         calls.add(new KernelOp.AvgPoolBackward(next(c, pool.outputLength()), next(a, pool.inputLength()), pool));
+        calls.add(new KernelOp.ReluAvgPoolForward(next(a, pool.inputLength()), next(c, pool.outputLength()), pool));
+        calls.add(new KernelOp.ReluAvgPoolBackward(
+                next(a, pool.inputLength()), next(c, pool.outputLength()), next(b, pool.inputLength()), pool));
     }
 
     /**

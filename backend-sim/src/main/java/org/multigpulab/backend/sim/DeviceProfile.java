@@ -93,6 +93,15 @@ record DeviceProfile(
                 name, displayName, flopsPerSec, memoryBytesPerSec, bytes, launchSec, defaultTopology, measured);
     }
 
+    /**
+     * The calls {@code call} is charged as: on the measured host, the call as it runs here; on a GPU, the calls of
+     * the separate ops a fused one stands for, as the notebook's PyTorch launches ReLU and pooling apart, so that
+     * fusing them here leaves the simulated time of the notebook's GPUs as it was.
+     */
+    List<KernelOp.Call> charged(KernelOp.Call call) {
+        return measured != null ? List.of(call) : call.unfused();
+    }
+
     double kernelSeconds(KernelOp.Call call) {
         return measured != null
                 ? measured.kernelSeconds(call)

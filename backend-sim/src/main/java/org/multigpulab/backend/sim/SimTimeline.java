@@ -106,21 +106,33 @@ final class SimTimeline implements Timeline {
     /**
      * A kernel call on device {@code d}, on the compute stream or, when {@code onComm}, on the communication
      * stream; either way it is compute time, while communication time is the time the links are busy. It starts
-     * once the buffers it reads are written and the ones it writes are no longer read or written.
+     * once the buffers it reads are written and the ones it writes are no longer read or written. A fused call is
+     * charged as the calls its device profile would launch ({@link DeviceProfile#charged}), one after another.
      */
     void kernel(int d, boolean onComm, KernelOp.Call call) {
         DeviceProfile profile = profiles.get(d);
-        host += profile.launchSec();
         double[] stream = onComm ? comm : compute;
-        double start = Math.max(host, stream[d]);
+        double ready = 0;
         int buffers = call.op().args().size();
         for (int i = 0; i < buffers; i++) {
             SimBuffer b = (SimBuffer) call.buffer(i);
-            start = Math.max(start, call.writes(i) ? b.writable() : b.readable());
+            ready = Math.max(ready, call.writes(i) ? b.writable() : b.readable());
         }
-        double seconds = profile.kernelSeconds(call);
-        double end = start + seconds;
-        stream[d] = end;
+        double start = Double.NaN;
+        for (KernelOp.Call part : profile.charged(call)) {
+            host += profile.launchSec();
+            double partStart = max(host, stream[d], ready);
+            double seconds = profile.kernelSeconds(part);
+            stream[d] = partStart + seconds;
+            if (Double.isNaN(start)) {
+                start = partStart;
+            }
+            computeBusy[d] += seconds;
+            simulatedKernels[d].onKernel(part, Math.round(seconds * 1e9));
+            busy[d].add(partStart, stream[d]);
+            event(d, onComm ? "comm" : "compute", part.op().kernelName(), "kernel", partStart, seconds);
+        }
+        double end = stream[d];
         for (int i = 0; i < buffers; i++) {
             if (call.writes(i)) {
                 ((SimBuffer) call.buffer(i)).written(end);
@@ -131,10 +143,6 @@ final class SimTimeline implements Timeline {
                 ((SimBuffer) call.buffer(i)).read(end);
             }
         }
-        computeBusy[d] += seconds;
-        simulatedKernels[d].onKernel(call, Math.round(seconds * 1e9));
-        busy[d].add(start, end);
-        event(d, onComm ? "comm" : "compute", call.op().kernelName(), "kernel", start, seconds);
         cluster.device(d).spanned(start, end);
     }
 

@@ -14,6 +14,7 @@ import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceRequest;
 import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.PoolShape;
 import org.multigpulab.device.Timeline;
 
 /** The cost model, one rule at a time, on T4s over PCIe 3 unless a test says otherwise. */
@@ -51,6 +52,31 @@ class SimTimelineTest {
         d.get(0).kernels().add(a, b, c, 512 * 512); // 0.26 MFLOP, 3 MB: memory
         // the host issued it while the GEMM ran, so it follows the GEMM without a launch gap
         assertEquals(new KernelOp.Add(a, b, c, 512 * 512).bytes() / T4.memoryBytesPerSec(), t.now() - before, EPS);
+    }
+
+    /**
+     * ReLU and pooling fused here are charged on a GPU as the two kernels the notebook's PyTorch launches, so that
+     * the fusion leaves the notebook's simulated time as it was; each GPU runs one way.
+     */
+    @Test
+    void aFusedKernelCostsAGpuWhatTheSeparateOpsWouldCost() {
+        List<Device> d = open(2);
+        PoolShape pool = new PoolShape(256 * 20, 26, 26, 2, 2);
+        Buffer x0 = d.get(0).allocate(pool.inputLength()), y0 = d.get(0).allocate(pool.outputLength());
+        Buffer dx0 = d.get(0).allocate(pool.inputLength()), dx1 = d.get(1).allocate(pool.inputLength());
+        Buffer x1 = d.get(1).allocate(pool.inputLength()), y1 = d.get(1).allocate(pool.outputLength());
+        Buffer a1 = d.get(1).allocate(pool.inputLength());
+        d.get(0).kernels().reluAvgPoolForward(x0, y0, pool);
+        d.get(0).kernels().reluAvgPoolBackward(x0, y0, dx0, pool);
+        d.get(1).kernels().reluForward(x1, a1, pool.inputLength());
+        d.get(1).kernels().avgPoolForward(a1, y1, pool);
+        d.get(1).kernels().avgPoolBackward(y1, a1, pool);
+        d.get(1).kernels().reluBackward(x1, a1, dx1, pool.inputLength());
+        List<Timeline.DeviceTime> times = timeline(d).devices();
+        assertEquals(times.get(1).computeSec(), times.get(0).computeSec(), EPS);
+        assertEquals(times.get(1).kernels(), times.get(0).kernels(), "the kernels each GPU is charged with");
+        assertEquals(4, times.get(0).kernels().size(), times.get(0).kernels().toString());
+        assertEquals(d.get(1).stats().flops(), d.get(0).stats().flops(), "the FLOPs each GPU did");
     }
 
     @Test

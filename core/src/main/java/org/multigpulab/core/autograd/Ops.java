@@ -34,22 +34,42 @@ public final class Ops {
         return y;
     }
 
-    /** {@code F.relu(x)}, any shape. */
+    /**
+     * {@code F.relu(x)}, any shape. The ReLU is written when its result is first read, so that an
+     * {@link #avgPool2d} straight after it can do both in one pass and never store it; its backward step adds
+     * what reached its result by any other way.
+     */
     public static Tensor relu(Tape tape, Tensor x) {
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(x.requiresGrad(), x.shape());
-        k.reluForward(x.data(), y.data(), x.size());
-        tape.record(y, () -> tape.accumulateGrad(x, dx -> k.reluBackward(x.data(), y.grad(), dx, x.size())));
+        y.deferRelu(x);
+        tape.record(y, () -> {
+            if (tape.hasGrad(y)) {
+                tape.accumulateGrad(x, dx -> k.reluBackward(x.data(), y.grad(), dx, x.size()));
+            }
+        });
         return y;
     }
 
-    /** {@code F.avg_pool2d(x, kernel_size=window, stride=stride)}: x [N, C, H, W] → [N, C, H', W']. */
+    /**
+     * {@code F.avg_pool2d(x, kernel_size=window, stride=stride)}: x [N, C, H, W] → [N, C, H', W']. Of a ReLU
+     * not yet written, the two in one pass each way ({@link Kernels#reluAvgPoolForward}), with the same result.
+     */
     public static Tensor avgPool2d(Tape tape, Tensor x, int window, int stride) {
         PoolShape s = new PoolShape(x.dim(0) * x.dim(1), x.dim(2), x.dim(3), window, stride);
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(x.requiresGrad(), x.dim(0), x.dim(1), s.outHeight(), s.outWidth());
-        k.avgPoolForward(x.data(), y.data(), s);
-        tape.record(y, () -> tape.accumulateGrad(x, dx -> k.avgPoolBackward(y.grad(), dx, s)));
+        Tensor rectified = x.pendingReluOf();
+        if (rectified != null) {
+            k.reluAvgPoolForward(rectified.data(), y.data(), s);
+            tape.record(
+                    y,
+                    () -> tape.accumulateGrad(
+                            rectified, dr -> k.reluAvgPoolBackward(rectified.data(), y.grad(), dr, s)));
+        } else {
+            k.avgPoolForward(x.data(), y.data(), s);
+            tape.record(y, () -> tape.accumulateGrad(x, dx -> k.avgPoolBackward(y.grad(), dx, s)));
+        }
         return y;
     }
 

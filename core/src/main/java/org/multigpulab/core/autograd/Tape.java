@@ -107,6 +107,11 @@ public final class Tape implements AutoCloseable {
         }
     }
 
+    /** Whether a contribution to {@code t}'s gradient has been made in the running backward pass. */
+    boolean hasGrad(Tensor t) {
+        return gradWritten.contains(t.root());
+    }
+
     /**
      * Back-propagates from {@code lossOutput}, which must be what {@link Ops#crossEntropySum} returned on this
      * tape: afterwards every parameter used holds the gradient of the summed loss.

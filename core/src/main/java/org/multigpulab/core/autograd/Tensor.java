@@ -19,6 +19,8 @@ public final class Tensor {
     private final Tensor base;
     private Buffer grad;
     private Buffer reservedGrad;
+    /** The tensor this one is the ReLU of, while that ReLU is not yet written into {@link #data}; else null. */
+    private Tensor pendingReluOf;
 
     Tensor(Buffer data, int[] shape, boolean requiresGrad, Tensor base) {
         this.data = data;
@@ -56,8 +58,25 @@ public final class Tensor {
         return root().reservedGrad;
     }
 
+    /** The tensor's data on its device, computed first if it is a ReLU not yet written (see {@link Ops#relu}). */
     public Buffer data() {
+        Tensor root = root();
+        Tensor input = root.pendingReluOf;
+        if (input != null) {
+            root.pendingReluOf = null;
+            device().kernels().reluForward(input.data(), data, root.size());
+        }
         return data;
+    }
+
+    /** Makes this step tensor the ReLU of {@code input}, written when {@link #data()} is first read. */
+    void deferRelu(Tensor input) {
+        pendingReluOf = input;
+    }
+
+    /** The tensor this one is the ReLU of while that ReLU is not yet written; else null. */
+    Tensor pendingReluOf() {
+        return root().pendingReluOf;
     }
 
     public Device device() {

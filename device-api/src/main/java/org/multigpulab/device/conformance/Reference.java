@@ -134,6 +134,14 @@ public final class Reference {
         return dx;
     }
 
+    public static double[] reluAvgPoolForward(double[] x, PoolShape s) {
+        return avgPoolForward(reluForward(x), s);
+    }
+
+    public static double[] reluAvgPoolBackward(double[] x, double[] dy, PoolShape s) {
+        return reluBackward(x, avgPoolBackward(dy, s));
+    }
+
     /** {@code alpha·op(a)·op(b) + beta·c} with the same layout conventions as {@code Kernels.gemm}. */
     public static double[] gemm(
             boolean ta,

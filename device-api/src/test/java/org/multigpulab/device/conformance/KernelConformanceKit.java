@@ -411,6 +411,48 @@ public abstract class KernelConformanceKit {
     }
 
     @ParameterizedTest
+    @MethodSource("poolShapes")
+    void reluAvgPoolMatchesReference(PoolShape s) {
+        float[] x = randomFloats(s.inputLength()), dy = randomFloats(s.outputLength());
+        Buffer y = out(s.outputLength());
+        k.reluAvgPoolForward(up(x), y, s);
+        assertClose("relu_avg_pool_forward " + s, Reference.reluAvgPoolForward(wide(x), s), down(y, s.outputLength()));
+        Buffer dx = up(randomFloats(s.inputLength()));
+        k.reluAvgPoolBackward(up(x), up(dy), dx, s);
+        assertClose(
+                "relu_avg_pool_backward " + s,
+                Reference.reluAvgPoolBackward(wide(x), wide(dy), s),
+                down(dx, s.inputLength()));
+    }
+
+    /**
+     * The fused ReLU and pooling give the bits of the two ops run one after the other on the same device, so that
+     * training fused ends where the notebook's separate ops end: on random activations with NaN, zero and minus
+     * zero among them, and in the backward pass where the gradient buffer held other values before.
+     */
+    @ParameterizedTest
+    @MethodSource("poolShapes")
+    void reluAvgPoolIsReluThenAvgPoolExactly(PoolShape s) {
+        int n = s.inputLength();
+        float[] x = randomFloats(n), dy = randomFloats(s.outputLength());
+        float[] kinds = {Float.NaN, -0f, 0f};
+        for (int i = 0; i < n / 50 + 1; i++) {
+            x[random.nextInt(n)] = kinds[random.nextInt(kinds.length)];
+        }
+        Buffer xb = up(x), activation = out(n), separate = out(s.outputLength()), fused = out(s.outputLength());
+        k.reluForward(xb, activation, n);
+        k.avgPoolForward(activation, separate, s);
+        k.reluAvgPoolForward(xb, fused, s);
+        assertExact(down(separate, s.outputLength()), down(fused, s.outputLength()), "relu_avg_pool_forward " + s);
+
+        Buffer dyb = up(dy), dActivation = out(n), dSeparate = out(n), dFused = up(randomFloats(n));
+        k.avgPoolBackward(dyb, dActivation, s);
+        k.reluBackward(xb, dActivation, dSeparate, n);
+        k.reluAvgPoolBackward(xb, dyb, dFused, s);
+        assertExact(down(dSeparate, n), down(dFused, n), "relu_avg_pool_backward " + s);
+    }
+
+    @ParameterizedTest
     @MethodSource("elementCounts")
     void reluMatchesReference(int n) {
         float[] x = randomFloats(n), dy = randomFloats(n);

@@ -11,6 +11,7 @@ import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelTime;
 import org.multigpulab.device.Timeline;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.plot.ChartFiles;
@@ -111,9 +112,7 @@ public final class ScalingLesson implements Lesson {
      */
     private static Step sampleSteps(LessonContext ctx, DataParallelTrainer trainer, int batch, int epoch) {
         Timeline timeline = trainer.timeline().orElseThrow();
-        Device last = trainer.devices().getLast();
         Timeline.DeviceTime before = timeline.devices().getLast();
-        long launches = last.stats().kernelLaunches();
         double start = timeline.now();
         BatchIterator batches = new BatchIterator(ctx.data().train(), batch);
         for (int i = 0; i < SAMPLED_STEPS && batches.hasNext(); i++) {
@@ -127,7 +126,12 @@ public final class ScalingLesson implements Lesson {
                 (after.computeSec() - before.computeSec()) / n,
                 (after.commSec() - before.commSec()) / n,
                 (after.idleSec() - before.idleSec()) / n,
-                Math.round((last.stats().kernelLaunches() - launches) / n));
+                Math.round((launches(after) - launches(before)) / n));
+    }
+
+    /** The kernels the GPU was charged with: a fused call here counts as the separate ones a GPU would launch. */
+    private static long launches(Timeline.DeviceTime device) {
+        return device.kernels().stream().mapToLong(KernelTime::launches).sum();
     }
 
     @Override

@@ -1,0 +1,106 @@
+package org.multigpulab.core.autograd;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.multigpulab.core.Synthetic;
+import org.multigpulab.core.data.BatchIterator;
+import org.multigpulab.core.data.HostBatch;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.parallel.Replica;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelTime;
+
+/**
+ * LeNet's ReLU and pooling run fused ({@code Kernels.reluAvgPoolForward} and its backward) unless something reads
+ * the ReLU's output first, and either way a step ends with the same bits.
+ */
+class ReluPoolFusionTest {
+
+    private static final int BATCH = 4;
+
+    @Test
+    void reluThenPoolingIsFusedAndGivesTheGradientsOfTheSeparateOps() {
+        long seed = System.nanoTime();
+        Step fused = step(seed, false);
+        Step separate = step(seed, true);
+        for (int p = 0; p < fused.grads.size(); p++) {
+            assertArrayEquals(
+                    separate.grads.get(p),
+                    fused.grads.get(p),
+                    "gradient " + LeNet.SPECS.get(p).name() + " fused against separate; seed " + seed);
+        }
+        assertArrayEquals(separate.logits, fused.logits, "logits; seed " + seed);
+
+        // fused: both poolings with their ReLUs, and the dense layer's ReLU alone
+        assertEquals(Map.of("relu_avg_pool_forward", 2L, "relu_forward", 1L), fused.launches(forward()));
+        assertEquals(Map.of("relu_avg_pool_backward", 2L, "relu_backward", 1L), fused.launches(backward()));
+        // the observer read h1_activation: the first ReLU and pooling ran as two ops each way
+        assertEquals(
+                Map.of("relu_avg_pool_forward", 1L, "relu_forward", 2L, "avg_pool_forward", 1L),
+                separate.launches(forward()));
+        assertEquals(
+                Map.of("relu_avg_pool_backward", 1L, "relu_backward", 2L, "avg_pool_backward", 1L),
+                separate.launches(backward()));
+    }
+
+    private static Predicate<String> forward() {
+        return k -> k.endsWith("_forward") && (k.startsWith("relu") || k.startsWith("avg_pool"));
+    }
+
+    private static Predicate<String> backward() {
+        return k -> k.endsWith("_backward") && (k.startsWith("relu") || k.startsWith("avg_pool"));
+    }
+
+    /** One forward and backward pass of LeNet; with {@code readActivation}, h1_activation is read as it is made. */
+    private static Step step(long seed, boolean readActivation) {
+        Random random = new Random(seed);
+        List<HostTensor> init = new LeNet()
+                .initParams(3).stream()
+                        .map(p -> {
+                            float[] v = new float[p.size()];
+                            for (int i = 0; i < v.length; i++) {
+                                v[i] = (float) random.nextGaussian() * 0.1f;
+                            }
+                            return new HostTensor(p.name(), p.shape(), v);
+                        })
+                        .toList();
+        HostBatch batch = new BatchIterator(Synthetic.images("t", BATCH, 5), BATCH).next();
+        Device device = Synthetic.sim(1).getFirst();
+        try (Replica replica = Replica.getParams(init, device)) {
+            Tensor x = Tensor.of(device.upload(batch.x()), false, BATCH, 1, 28, 28);
+            Tensor y = Tensor.of(device.upload(batch.y()), false, BATCH);
+            float[] logits;
+            try (Tape tape = Tape.training(replica.workspace())) {
+                Tensor yHat = new LeNet().forward(tape, x, replica.params(), (name, t) -> {
+                    if (readActivation && name.equals("h1_activation")) {
+                        t.data();
+                    }
+                });
+                logits = device.download(yHat.data());
+                tape.backward(Ops.crossEntropySum(tape, yHat, y));
+            }
+            List<float[]> grads = replica.params().stream()
+                    .map(p -> device.download(p.grad()))
+                    .toList();
+            return new Step(logits, grads, device.stats().kernelTimes());
+        } finally {
+            device.close();
+        }
+    }
+
+    private record Step(float[] logits, List<float[]> grads, List<KernelTime> kernels) {
+        Map<String, Long> launches(Predicate<String> which) {
+            return kernels.stream()
+                    .filter(k -> which.test(k.kernel()))
+                    .collect(Collectors.groupingBy(KernelTime::kernel, Collectors.summingLong(KernelTime::launches)));
+        }
+    }
+}
