@@ -292,14 +292,11 @@ final class CpuKernels implements Kernels {
             for (int plane = from; plane < to; plane++) {
                 int in = dxb.offset + plane * planeSize;
                 int out = dyb.offset + plane * oh * ow;
-                if (halving) {
-                    if (x == null) {
-                        HalvingPool.backward(dyb.data, out, oh, ow, dxb.data, in, s.width());
-                    } else {
-                        HalvingPool.backwardWherePositive(
-                                dyb.data, out, oh, ow, x, xb.offset + plane * planeSize, dxb.data, in, s.width());
-                    }
-                    continue;
+                if (halving && x == null) {
+                    HalvingPool.backward(dyb.data, out, oh, ow, dxb.data, in, s.width());
+                } else if (halving) {
+                    HalvingPool.backwardWherePositive(
+                            dyb.data, out, oh, ow, x, xb.offset + plane * planeSize, dxb.data, in, s.width());
                 } else {
                     for (int i = 0; i < oh; i++) {
                         for (int j = 0; j < ow; j++) {
@@ -311,17 +308,18 @@ final class CpuKernels implements Kernels {
                             }
                         }
                     }
-                }
-                if (x != null) {
-                    Vectors.passWherePositive(
-                            x,
-                            xb.offset,
-                            dxb.data,
-                            dxb.offset,
-                            dxb.data,
-                            dxb.offset,
-                            plane * planeSize,
-                            (plane + 1) * planeSize);
+                    if (x != null) {
+                        // the plane's gradient is still in the core's cache
+                        Vectors.passWherePositive(
+                                x,
+                                xb.offset,
+                                dxb.data,
+                                dxb.offset,
+                                dxb.data,
+                                dxb.offset,
+                                plane * planeSize,
+                                (plane + 1) * planeSize);
+                    }
                 }
             }
         });

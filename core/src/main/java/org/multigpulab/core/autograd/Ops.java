@@ -36,8 +36,9 @@ public final class Ops {
 
     /**
      * {@code F.relu(x)}, any shape. The ReLU is written when its result is first read, so that an
-     * {@link #avgPool2d} straight after it can do both in one pass and never store it; its backward step adds
-     * what reached its result by any other way.
+     * {@link #avgPool2d} straight after it can do both in one pass and never store it; {@code x} is read then,
+     * which is the same as now since no op changes a tensor it has returned. Its backward step adds what reached
+     * its result by any way other than such a pooling.
      */
     public static Tensor relu(Tape tape, Tensor x) {
         Kernels k = tape.kernels();
