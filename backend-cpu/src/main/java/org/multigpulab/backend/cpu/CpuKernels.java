@@ -121,7 +121,7 @@ final class CpuKernels implements Kernels {
                 float[] gradients = outputPanel.get(co * width);
                 cp.packInput(xb.data, xb.offset, from, to, columns, width);
                 cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, width);
-                Gemm.multiplyTransposedB(co, taps, width, gradients, 0, columns, 0, sums, chunk * partial);
+                Gemm.dots(co, taps, width, 1f, gradients, 0, columns, 0, 1f, sums, chunk * partial);
             } else {
                 // dwᵀ [C·Kh·Kw, Co] += im2col(x) [C·Kh·Kw, pixels] · dyᵀ [pixels, Co], im2col(x) read in x itself.
                 // The panel's product is stored, then added (Gemm.accumulate says why).

@@ -570,34 +570,47 @@ final class Gemm {
     }
 
     /**
-     * C[m, n] += A[m, k] · B[n, k]ᵀ as m·n dot products along k, where rows of both A and B are contiguous:
-     * the better form when n is too narrow for the column kernels (a 3×3 filter's 9 taps).
+     * C[m, n] = alpha · A[m, k] · B[n, k]ᵀ + beta · C as m·n dot products of two contiguous rows: the better form
+     * when n is too narrow for the column kernels (a 3×3 filter's 9 taps, a dense layer's 10 classes). Four dot
+     * products at a time, of two rows of A with two of B, each summed as {@link #dot} sums it alone.
      */
-    static void multiplyTransposedB(
-            int m, int n, int k, float[] a, int aOff, float[] b, int bOff, float[] c, int cOff) {
+    static void dots(
+            int m,
+            int n,
+            int k,
+            float alpha,
+            float[] a,
+            int aOff,
+            float[] b,
+            int bOff,
+            float beta,
+            float[] c,
+            int cOff) {
         int i = 0;
         for (; i + 2 <= m; i += 2) {
             int j = 0;
             for (; j + 2 <= n; j += 2) {
-                fourDots(k, a, aOff + i * k, b, bOff + j * k, c, cOff + i * n + j, n);
+                fourDots(k, alpha, a, aOff + i * k, b, bOff + j * k, beta, c, cOff + i * n + j, n);
             }
             for (; j < n; j++) {
-                c[cOff + i * n + j] += dot(k, a, aOff + i * k, b, bOff + j * k);
-                c[cOff + (i + 1) * n + j] += dot(k, a, aOff + (i + 1) * k, b, bOff + j * k);
+                set(c, cOff + i * n + j, alpha * dot(k, a, aOff + i * k, b, bOff + j * k), beta);
+                set(c, cOff + (i + 1) * n + j, alpha * dot(k, a, aOff + (i + 1) * k, b, bOff + j * k), beta);
             }
         }
         for (; i < m; i++) {
             for (int j = 0; j < n; j++) {
-                c[cOff + i * n + j] += dot(k, a, aOff + i * k, b, bOff + j * k);
+                set(c, cOff + i * n + j, alpha * dot(k, a, aOff + i * k, b, bOff + j * k), beta);
             }
         }
     }
 
     /**
-     * C[2 rows, 2 columns at c0] += the four dot products of A's rows at a0, a0 + k with B's rows at b0, b0 + k:
-     * four independent sums, so the fused multiply-adds do not wait on each other as one dot product's do.
+     * C[2 rows, 2 columns at c0] = alpha · the four dot products of A's rows at a0, a0 + k with B's rows at b0,
+     * b0 + k, + beta · C: four independent sums, so the fused multiply-adds do not wait on each other as one dot
+     * product's do.
      */
-    private static void fourDots(int k, float[] a, int a0, float[] b, int b0, float[] c, int c0, int ldc) {
+    private static void fourDots(
+            int k, float alpha, float[] a, int a0, float[] b, int b0, float beta, float[] c, int c0, int ldc) {
         FloatVector s00 = FloatVector.zero(S), s01 = FloatVector.zero(S);
         FloatVector s10 = FloatVector.zero(S), s11 = FloatVector.zero(S);
         int a1 = a0 + k, b1 = b0 + k, p = 0;
@@ -617,32 +630,15 @@ final class Gemm {
             r10 = Math.fma(a[a1 + p], b[b0 + p], r10);
             r11 = Math.fma(a[a1 + p], b[b1 + p], r11);
         }
-        c[c0] += r00;
-        c[c0 + 1] += r01;
-        c[c0 + ldc] += r10;
-        c[c0 + ldc + 1] += r11;
+        set(c, c0, alpha * r00, beta);
+        set(c, c0 + 1, alpha * r01, beta);
+        set(c, c0 + ldc, alpha * r10, beta);
+        set(c, c0 + ldc + 1, alpha * r11, beta);
     }
 
-    /** C[m, n] = alpha · A[m, k] · B[n, k]ᵀ + beta · C, each element one dot product of two contiguous rows. */
-    static void dots(
-            int m,
-            int n,
-            int k,
-            float alpha,
-            float[] a,
-            int aOff,
-            float[] b,
-            int bOff,
-            float beta,
-            float[] c,
-            int cOff) {
-        for (int i = 0; i < m; i++) {
-            for (int j = 0; j < n; j++) {
-                int at = cOff + i * n + j;
-                float product = alpha * dot(k, a, aOff + i * k, b, bOff + j * k);
-                c[at] = beta == 0f ? product : beta * c[at] + product;
-            }
-        }
+    /** {@code c[at] = product + beta · c[at]}, c not read when beta is 0. */
+    private static void set(float[] c, int at, float product, float beta) {
+        c[at] = beta == 0f ? product : beta * c[at] + product;
     }
 
     /** The dot product of {@code a[a0, a0 + k)} and {@code b[b0, b0 + k)}. */
