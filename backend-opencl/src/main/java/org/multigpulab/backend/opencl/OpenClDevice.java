@@ -133,6 +133,8 @@ final class OpenClDevice implements Device {
                     MemorySegment.NULL);
         } catch (OpenClException e) {
             throw new OpenClException(e.getMessage() + "; the compiler said:\n" + buildLog(built, device), e);
+        } finally {
+            JvmSignals.warnIfTaken();
         }
         return built;
     }
