@@ -2,7 +2,7 @@
 # Two values of one of ./lab's environment settings, in turns: runs `./lab ARGS... --quiet --report FILE` once with
 # VAR=A and once with VAR=B per round (ROUNDS rounds, default 5; A first in odd rounds, B first in even ones, so
 # that a drift of the shared machine falls on both alike), prints each run's per-epoch wall seconds from its
-# report, then for each value the median of the epochs after the first (the first is the JIT's).
+# report, then for each value the median of the first epochs (the JIT's) and of the epochs after them.
 #
 #   scripts/env-turns.sh LAB_MALLOC glibc tcmalloc train --backend djl --epochs 2
 #   ROUNDS=8 scripts/env-turns.sh LAB_HUGE_PAGES off on train --backend cpu --epochs 3 --train-samples 20000
@@ -28,11 +28,15 @@ done
 python3 - "$out/runs.txt" "$var" "$a" "$b" <<'PY'
 import ast, statistics, sys
 runs, var, values = sys.argv[1], sys.argv[2], sys.argv[3:]
+first = {v: [] for v in values}
 later = {v: [] for v in values}
 for line in open(runs):
     value = line.split(" [")[0].split("=", 1)[1]
-    later[value] += ast.literal_eval(line[line.index("["):])[1:]
+    epochs = ast.literal_eval(line[line.index("["):])
+    first[value].append(epochs[0])
+    later[value] += epochs[1:]
 for v in values:
     if later[v]:
-        print(f"{var}={v}: later epochs' median {statistics.median(later[v]):.2f} s over {len(later[v])}")
+        print(f"{var}={v}: first epoch's median {statistics.median(first[v]):.2f} s over {len(first[v])},"
+              f" later epochs' median {statistics.median(later[v]):.2f} s over {len(later[v])}")
 PY
