@@ -195,12 +195,12 @@ final class ConvPanels {
     }
 
     /**
-     * {@code into[t]} = {@code xOff} plus where tap t reads, relative to its window's corner: the row offsets of
-     * im2col(x) as a view of x.
+     * {@code into[t]} = {@code xOff} plus where tap t reads, relative to its window's corner, for t below
+     * {@code rows}: the row offsets of im2col(x) as a view of x. Rows past the last tap (padding) repeat it.
      */
-    int[] tapOffsets(int[] into, int xOff) {
-        for (int t = 0; t < tapOffsets.length; t++) {
-            into[t] = xOff + tapOffsets[t];
+    int[] tapOffsets(int[] into, int rows, int xOff) {
+        for (int t = 0; t < rows; t++) {
+            into[t] = xOff + tapOffsets[Math.min(t, tapOffsets.length - 1)];
         }
         return into;
     }

@@ -109,8 +109,9 @@ final class CpuKernels implements Kernels {
         int co = s.outChannels(), taps = cp.taps();
         boolean narrow = Gemm.narrow(taps);
         // Per-core partial sums: dw [Co, C·Kh·Kw] for a narrow filter, else its transpose [C·Kh·Kw, Co] with Co
-        // padded to whole vectors (50 → 64), so that no column of the product falls to the scalar loop.
-        int coPadded = Gemm.roundUpToVectors(co);
+        // padded to whole blocks of Gemm.multiplyView (50 → 64), like the taps to fours.
+        int coPadded = Gemm.roundUpTo(co, Gemm.viewBlock());
+        int tapsPadded = Gemm.roundUpTo(taps, 4);
         int partial = narrow ? co * taps : taps * coPadded;
         int chunks = Parallel.chunks();
         float[] sums = partialSums(chunks * partial);
@@ -126,19 +127,18 @@ final class CpuKernels implements Kernels {
                 // dwᵀ [C·Kh·Kw, Co] += im2col(x) [C·Kh·Kw, pixels] · dyᵀ [pixels, Co], im2col(x) read in x itself.
                 // The panel's product is stored, then added (Gemm.accumulate says why).
                 float[] gradients = outputPanel.get((to - from) * coPadded);
-                float[] product = productPanel.get(partial);
+                float[] product = productPanel.get(tapsPadded * coPadded);
                 cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, coPadded);
-                Gemm.multiplyPanel(
-                        taps,
+                Gemm.multiplyView(
+                        tapsPadded,
                         coPadded,
                         to - from,
                         xb.data,
-                        cp.tapOffsets(tapRows.get(taps), xb.offset),
+                        cp.tapOffsets(tapRows.get(tapsPadded), tapsPadded, xb.offset),
                         cp.windowCorners(pixelColumns.get(to - from), from, to),
                         gradients,
                         coPadded,
                         product,
-                        0,
                         coPadded);
                 Vectors.addRow(product, 0, sums, chunk * partial, partial);
             }

@@ -14,10 +14,9 @@ import jdk.incubator.vector.VectorSpecies;
  * accumulators while the loop runs down {@code k}, so each vector of B loaded feeds four fused multiply-adds,
  * each broadcast of A four more, and C is touched once per block instead of once per {@code k}. Columns left
  * over take two-vector and one-vector kernels, then a masked one for the last few. B must be in row order
- * {@code [k, n]}; {@link #transpose} puts a transposed one there.
- * A is read through two offset tables, element (i, p) at {@code a[rows[i] + cols[p]]}: a strided matrix is
- * one such view, a convolution's im2col matrix of its input another (one load of the table per step of k,
- * which measured no slower than the strides).
+ * {@code [k, n]}; {@link #transpose} puts a transposed one there. Row i of A starts at {@code rows[i]} and is
+ * read at the loop's index, which lets the JIT drop the bounds checks on A; {@link #multiplyView} reads A through a
+ * table of column offsets instead, for the filter gradient.
  */
 final class Gemm {
 
@@ -26,10 +25,9 @@ final class Gemm {
 
     /**
      * Whether the processor has 32 vector registers (AVX-512; AArch64's vector units) rather than AVX2's 16. With
-     * 16, the filter gradient's blocks of four rows by four vectors (16 sums, 4 loaded vectors of B, A read through
-     * two offset tables) run slower than blocks of two vectors: among conv2's three kernels under -XX:UseAVX=2 its
-     * filter gradient took 24.2 ms a call with four and 12.6 with two (scripts/kernel-ab.py, 6 rounds). The forward
-     * pass and the data gradient were no faster with two (docs/performance-log.md), so they keep four.
+     * 16, blocks of four rows by four vectors (16 sums, 4 loaded vectors of B) spill, so the widest blocks are two
+     * vectors there: among conv2's three kernels under -XX:UseAVX=2 the filter gradient took 24.2 ms a call with
+     * four and 12.6 with two (scripts/kernel-ab.py, 6 rounds).
      */
     private static final boolean MANY_REGISTERS = manyVectorRegisters();
 
@@ -70,9 +68,24 @@ final class Gemm {
                 }
             }
         }
-        // Element (row, p) of op(A) is a[aOff + row·rowStride + p·colStride].
-        int[] rows = strided(ROWS.get(m), m, aOff, transA ? 1 : k);
-        int[] cols = strided(COLUMNS.get(k), k, 0, transA ? m : 1);
+        // Row i of op(A) starts at rows[i]. A transposed A's rows are copied out contiguous first (the kernels read
+        // A at the loop's index, see multiplyView), 16 at a time so that each cache line of A read gives 16 floats.
+        int[] rows = ROWS.get(m);
+        float[] rowsOf = a;
+        if (transA) {
+            rowsOf = TRANSPOSED_ROWS.get((rowTo - rowFrom) * k);
+            for (int i0 = rowFrom; i0 < rowTo; i0 += 16) {
+                int i1 = Math.min(rowTo, i0 + 16);
+                for (int p = 0; p < k; p++) {
+                    for (int i = i0; i < i1; i++) {
+                        rowsOf[(i - rowFrom) * k + p] = a[aOff + p * m + i];
+                    }
+                }
+            }
+            strided(rows, m, -rowFrom * k, k);
+        } else {
+            strided(rows, m, aOff, k);
+        }
         // Columns in panels, so that the k × PANEL block of B the row blocks run over stays in the core's cache.
         for (int j0 = 0; j0 < n; j0 += PANEL) {
             blocks(
@@ -82,17 +95,15 @@ final class Gemm {
                     Math.min(n, j0 + PANEL),
                     k,
                     alpha,
-                    a,
+                    rowsOf,
                     rows,
-                    cols,
                     b,
                     bOff,
                     n,
                     c,
                     cOff,
                     n,
-                    beta == 0f,
-                    true);
+                    beta == 0f);
         }
     }
 
@@ -106,10 +117,10 @@ final class Gemm {
         return PANEL;
     }
 
-    /** Each thread's offset tables for {@link #multiplyRows} and {@link #multiplyPanel}. */
+    /** Each thread's row offsets for {@link #blocks}, and the rows of a transposed A. */
     private static final Scratch<int[]> ROWS = Scratch.ints();
 
-    private static final Scratch<int[]> COLUMNS = Scratch.ints();
+    private static final Scratch<float[]> TRANSPOSED_ROWS = Scratch.floats();
 
     /** {@code into[i] = start + i·stride} for i below {@code n}: the offsets of a matrix stored with strides. */
     static int[] strided(int[] into, int n, int start, int stride) {
@@ -126,24 +137,149 @@ final class Gemm {
      */
     static void multiplyPanel(
             int m, int n, int k, float[] a, int aOff, int lda, float[] b, int ldb, float[] c, int cOff, int ldc) {
-        int[] rows = strided(ROWS.get(m), m, aOff, lda), cols = strided(COLUMNS.get(k), k, 0, 1);
-        blocks(0, m, 0, n, k, 1f, a, rows, cols, b, 0, ldb, c, cOff, ldc, true, true);
+        blocks(0, m, 0, n, k, 1f, a, strided(ROWS.get(m), m, aOff, lda), b, 0, ldb, c, cOff, ldc, true);
     }
 
     /**
-     * {@link #multiplyPanel} with A read through offset tables: element (i, p) at {@code a[rows[i] + cols[p]]}.
-     * A convolution's im2col matrix is such a view of its input, so the filter gradient reads the input
-     * directly instead of a packed copy (a tap per row, a pixel per column). With 16 vector registers its widest
-     * blocks are two vectors ({@link #MANY_REGISTERS}).
+     * C[m, n] = A[m, k] · B[k, n], C written without being read, with A read through offset tables: element
+     * (i, p) at {@code a[rows[i] + cols[p]]}. A convolution's im2col matrix is such a view of its input, so the
+     * filter gradient reads the input itself instead of a packed copy (a tap per row, a pixel per column). Blocks
+     * of four rows by two vectors only: m must be a multiple of 4 and n of 2 vectors, as the caller pads them.
+     *
+     * <p>A kernel of its own, because an index read from a table costs a bounds check on every load of A, which
+     * the JIT removes where the index is the loop's variable plus a constant (the other kernels here): with the
+     * table in every kernel, the forward pass of conv2 took 1.23 times as long on 256-bit vectors.
      */
-    static void multiplyPanel(
-            int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb, float[] c, int cOff, int ldc) {
-        blocks(0, m, 0, n, k, 1f, a, rows, cols, b, 0, ldb, c, cOff, ldc, true, MANY_REGISTERS);
+    static void multiplyView(
+            int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb, float[] c, int ldc) {
+        for (int i = 0; i < m; i += 4) {
+            int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3];
+            for (int j = 0; j < n; j += viewBlock()) {
+                if (MANY_REGISTERS) {
+                    fourRowsFourVectorsViewed(k, a, a0, a1, a2, a3, cols, b, j, ldb, c, i * ldc + j, ldc);
+                } else {
+                    fourRowsTwoVectorsViewed(k, a, a0, a1, a2, a3, cols, b, j, ldb, c, i * ldc + j, ldc);
+                }
+            }
+        }
+    }
+
+    /** Columns of one block of {@link #multiplyView}: its n must be a multiple of this. */
+    static int viewBlock() {
+        return (MANY_REGISTERS ? 4 : 2) * L;
+    }
+
+    /** {@link #fourRowsFourVectors} with A's column p at offset {@code cols[p]} of each row, storing. */
+    private static void fourRowsFourVectorsViewed(
+            int k,
+            float[] a,
+            int a0,
+            int a1,
+            int a2,
+            int a3,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            int ldc) {
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
+        FloatVector c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
+        FloatVector c12 = FloatVector.zero(S), c13 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
+        FloatVector c22 = FloatVector.zero(S), c23 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
+        FloatVector c32 = FloatVector.zero(S), c33 = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * ldb, ap = cols[p];
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(S, b, bp + 3 * L);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            c02 = v2.fma(x, c02);
+            c03 = v3.fma(x, c03);
+            x = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            c12 = v2.fma(x, c12);
+            c13 = v3.fma(x, c13);
+            x = FloatVector.broadcast(S, a[a2 + ap]);
+            c20 = v0.fma(x, c20);
+            c21 = v1.fma(x, c21);
+            c22 = v2.fma(x, c22);
+            c23 = v3.fma(x, c23);
+            x = FloatVector.broadcast(S, a[a3 + ap]);
+            c30 = v0.fma(x, c30);
+            c31 = v1.fma(x, c31);
+            c32 = v2.fma(x, c32);
+            c33 = v3.fma(x, c33);
+        }
+        storeRow(c, c0, c00, c01, c02, c03);
+        storeRow(c, c0 + ldc, c10, c11, c12, c13);
+        storeRow(c, c0 + 2 * ldc, c20, c21, c22, c23);
+        storeRow(c, c0 + 3 * ldc, c30, c31, c32, c33);
+    }
+
+    private static void storeRow(float[] c, int at, FloatVector v0, FloatVector v1, FloatVector v2, FloatVector v3) {
+        v0.intoArray(c, at);
+        v1.intoArray(c, at + L);
+        v2.intoArray(c, at + 2 * L);
+        v3.intoArray(c, at + 3 * L);
+    }
+
+    /** {@link #fourRowsTwoVectors} with A's column p at offset {@code cols[p]} of each row, storing. */
+    private static void fourRowsTwoVectorsViewed(
+            int k,
+            float[] a,
+            int a0,
+            int a1,
+            int a2,
+            int a3,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            int ldc) {
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * ldb, ap = cols[p];
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            x = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            x = FloatVector.broadcast(S, a[a2 + ap]);
+            c20 = v0.fma(x, c20);
+            c21 = v1.fma(x, c21);
+            x = FloatVector.broadcast(S, a[a3 + ap]);
+            c30 = v0.fma(x, c30);
+            c31 = v1.fma(x, c31);
+        }
+        c00.intoArray(c, c0);
+        c01.intoArray(c, c0 + L);
+        c10.intoArray(c, c0 + ldc);
+        c11.intoArray(c, c0 + ldc + L);
+        c20.intoArray(c, c0 + 2 * ldc);
+        c21.intoArray(c, c0 + 2 * ldc + L);
+        c30.intoArray(c, c0 + 3 * ldc);
+        c31.intoArray(c, c0 + 3 * ldc + L);
     }
 
     /**
-     * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four (unless not
-     * {@code fourVectors}), two and one vectors, then a part of one under a mask; rows left over two at a time,
+     * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four, two and one vectors, then a part of one under a mask; rows left over two at a time,
      * then one, likewise.
      */
     private static void blocks(
@@ -155,46 +291,29 @@ final class Gemm {
             float alpha,
             float[] a,
             int[] rows,
-            int[] cols,
             float[] b,
             int bOff,
             int ldb,
             float[] c,
             int cOff,
             int ldc,
-            boolean store,
-            boolean fourVectors) {
+            boolean store) {
         int i = rowFrom;
         for (; i + 4 <= rowTo; i += 4) {
             int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], c0 = cOff + i * ldc;
             int j = j0;
-            for (; fourVectors && j + 4 * L <= j1; j += 4 * L) {
-                fourRowsFourVectors(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
+            for (; MANY_REGISTERS && j + 4 * L <= j1; j += 4 * L) {
+                fourRowsFourVectors(k, alpha, a, a0, a1, a2, a3, b, bOff + j, ldb, c, c0 + j, ldc, store);
             }
             for (; j + 2 * L <= j1; j += 2 * L) {
-                fourRowsTwoVectors(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
+                fourRowsTwoVectors(k, alpha, a, a0, a1, a2, a3, b, bOff + j, ldb, c, c0 + j, ldc, store);
             }
             for (; j + L <= j1; j += L) {
-                fourRowsOneVector(k, alpha, a, a0, a1, a2, a3, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
+                fourRowsOneVector(k, alpha, a, a0, a1, a2, a3, b, bOff + j, ldb, c, c0 + j, ldc, store);
             }
             if (j < j1) {
                 fourRowsPartVector(
-                        k,
-                        alpha,
-                        a,
-                        a0,
-                        a1,
-                        a2,
-                        a3,
-                        cols,
-                        b,
-                        bOff + j,
-                        ldb,
-                        c,
-                        c0 + j,
-                        ldc,
-                        store,
-                        S.indexInRange(j, j1));
+                        k, alpha, a, a0, a1, a2, a3, b, bOff + j, ldb, c, c0 + j, ldc, store, S.indexInRange(j, j1));
             }
         }
         if (i + 2 <= rowTo) {
@@ -202,19 +321,18 @@ final class Gemm {
             int a0 = rows[i], a1 = rows[i + 1], c0 = cOff + i * ldc;
             int j = j0;
             for (; j + 4 * L <= j1; j += 4 * L) {
-                twoRowsFourVectors(k, alpha, a, a0, a1, cols, b, bOff + j, ldb, c, c0 + j, ldc, store);
+                twoRowsFourVectors(k, alpha, a, a0, a1, b, bOff + j, ldb, c, c0 + j, ldc, store);
             }
             for (; j < j1; j += L) {
                 for (int r = 0; r < 2; r++) {
                     if (j + L <= j1) {
-                        oneRowOneVector(k, alpha, a, rows[i + r], cols, b, bOff + j, ldb, c, c0 + r * ldc + j, store);
+                        oneRowOneVector(k, alpha, a, rows[i + r], b, bOff + j, ldb, c, c0 + r * ldc + j, store);
                     } else {
                         oneRowPartVector(
                                 k,
                                 alpha,
                                 a,
                                 rows[i + r],
-                                cols,
                                 b,
                                 bOff + j,
                                 ldb,
@@ -231,13 +349,13 @@ final class Gemm {
             int a0 = rows[i], c0 = cOff + i * ldc;
             int j = j0;
             for (; j + 4 * L <= j1; j += 4 * L) {
-                oneRowFourVectors(k, alpha, a, a0, cols, b, bOff + j, ldb, c, c0 + j, store);
+                oneRowFourVectors(k, alpha, a, a0, b, bOff + j, ldb, c, c0 + j, store);
             }
             for (; j + L <= j1; j += L) {
-                oneRowOneVector(k, alpha, a, a0, cols, b, bOff + j, ldb, c, c0 + j, store);
+                oneRowOneVector(k, alpha, a, a0, b, bOff + j, ldb, c, c0 + j, store);
             }
             if (j < j1) {
-                oneRowPartVector(k, alpha, a, a0, cols, b, bOff + j, ldb, c, c0 + j, store, S.indexInRange(j, j1));
+                oneRowPartVector(k, alpha, a, a0, b, bOff + j, ldb, c, c0 + j, store, S.indexInRange(j, j1));
             }
         }
     }
@@ -254,7 +372,6 @@ final class Gemm {
             int a1,
             int a2,
             int a3,
-            int[] cols,
             float[] b,
             int b0,
             int ldb,
@@ -284,23 +401,22 @@ final class Gemm {
             FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
             FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
             FloatVector v3 = FloatVector.fromArray(S, b, bp + 3 * L);
-            int ap = cols[p];
-            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + p]);
             c00 = v0.fma(x, c00);
             c01 = v1.fma(x, c01);
             c02 = v2.fma(x, c02);
             c03 = v3.fma(x, c03);
-            x = FloatVector.broadcast(S, a[a1 + ap]);
+            x = FloatVector.broadcast(S, a[a1 + p]);
             c10 = v0.fma(x, c10);
             c11 = v1.fma(x, c11);
             c12 = v2.fma(x, c12);
             c13 = v3.fma(x, c13);
-            x = FloatVector.broadcast(S, a[a2 + ap]);
+            x = FloatVector.broadcast(S, a[a2 + p]);
             c20 = v0.fma(x, c20);
             c21 = v1.fma(x, c21);
             c22 = v2.fma(x, c22);
             c23 = v3.fma(x, c23);
-            x = FloatVector.broadcast(S, a[a3 + ap]);
+            x = FloatVector.broadcast(S, a[a3 + p]);
             c30 = v0.fma(x, c30);
             c31 = v1.fma(x, c31);
             c32 = v2.fma(x, c32);
@@ -333,7 +449,6 @@ final class Gemm {
             int a1,
             int a2,
             int a3,
-            int[] cols,
             float[] b,
             int b0,
             int ldb,
@@ -349,17 +464,16 @@ final class Gemm {
             int bp = b0 + p * ldb;
             FloatVector v0 = FloatVector.fromArray(S, b, bp);
             FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
-            int ap = cols[p];
-            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + p]);
             c00 = v0.fma(x, c00);
             c01 = v1.fma(x, c01);
-            x = FloatVector.broadcast(S, a[a1 + ap]);
+            x = FloatVector.broadcast(S, a[a1 + p]);
             c10 = v0.fma(x, c10);
             c11 = v1.fma(x, c11);
-            x = FloatVector.broadcast(S, a[a2 + ap]);
+            x = FloatVector.broadcast(S, a[a2 + p]);
             c20 = v0.fma(x, c20);
             c21 = v1.fma(x, c21);
-            x = FloatVector.broadcast(S, a[a3 + ap]);
+            x = FloatVector.broadcast(S, a[a3 + p]);
             c30 = v0.fma(x, c30);
             c31 = v1.fma(x, c31);
         }
@@ -382,7 +496,6 @@ final class Gemm {
             int a1,
             int a2,
             int a3,
-            int[] cols,
             float[] b,
             int b0,
             int ldb,
@@ -394,11 +507,10 @@ final class Gemm {
         FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
             FloatVector v = FloatVector.fromArray(S, b, b0 + p * ldb);
-            int ap = cols[p];
-            c0v = v.fma(FloatVector.broadcast(S, a[a0 + ap]), c0v);
-            c1v = v.fma(FloatVector.broadcast(S, a[a1 + ap]), c1v);
-            c2v = v.fma(FloatVector.broadcast(S, a[a2 + ap]), c2v);
-            c3v = v.fma(FloatVector.broadcast(S, a[a3 + ap]), c3v);
+            c0v = v.fma(FloatVector.broadcast(S, a[a0 + p]), c0v);
+            c1v = v.fma(FloatVector.broadcast(S, a[a1 + p]), c1v);
+            c2v = v.fma(FloatVector.broadcast(S, a[a2 + p]), c2v);
+            c3v = v.fma(FloatVector.broadcast(S, a[a3 + p]), c3v);
         }
         accumulate(c, c0, alpha, c0v, store);
         accumulate(c, c0 + ldc, alpha, c1v, store);
@@ -413,7 +525,6 @@ final class Gemm {
             float[] a,
             int a0,
             int a1,
-            int[] cols,
             float[] b,
             int b0,
             int ldb,
@@ -435,13 +546,12 @@ final class Gemm {
             FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
             FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
             FloatVector v3 = FloatVector.fromArray(S, b, bp + 3 * L);
-            int ap = cols[p];
-            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + p]);
             c00 = v0.fma(x, c00);
             c01 = v1.fma(x, c01);
             c02 = v2.fma(x, c02);
             c03 = v3.fma(x, c03);
-            x = FloatVector.broadcast(S, a[a1 + ap]);
+            x = FloatVector.broadcast(S, a[a1 + p]);
             c10 = v0.fma(x, c10);
             c11 = v1.fma(x, c11);
             c12 = v2.fma(x, c12);
@@ -463,22 +573,12 @@ final class Gemm {
      * multiply-adds are in flight instead of one waiting on the last.
      */
     private static void oneRowFourVectors(
-            int k,
-            float alpha,
-            float[] a,
-            int a0,
-            int[] cols,
-            float[] b,
-            int b0,
-            int ldb,
-            float[] c,
-            int c0,
-            boolean store) {
+            int k, float alpha, float[] a, int a0, float[] b, int b0, int ldb, float[] c, int c0, boolean store) {
         FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S);
         FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
             int bp = b0 + p * ldb;
-            FloatVector x = FloatVector.broadcast(S, a[a0 + cols[p]]);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + p]);
             c0v = FloatVector.fromArray(S, b, bp).fma(x, c0v);
             c1v = FloatVector.fromArray(S, b, bp + L).fma(x, c1v);
             c2v = FloatVector.fromArray(S, b, bp + 2 * L).fma(x, c2v);
@@ -492,20 +592,10 @@ final class Gemm {
 
     /** C[1 row, L columns at c0] ← alpha · A[1 row at a0, :] · B[:, L columns at b0]. */
     private static void oneRowOneVector(
-            int k,
-            float alpha,
-            float[] a,
-            int a0,
-            int[] cols,
-            float[] b,
-            int b0,
-            int ldb,
-            float[] c,
-            int c0,
-            boolean store) {
+            int k, float alpha, float[] a, int a0, float[] b, int b0, int ldb, float[] c, int c0, boolean store) {
         FloatVector acc = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
-            acc = FloatVector.fromArray(S, b, b0 + p * ldb).fma(FloatVector.broadcast(S, a[a0 + cols[p]]), acc);
+            acc = FloatVector.fromArray(S, b, b0 + p * ldb).fma(FloatVector.broadcast(S, a[a0 + p]), acc);
         }
         accumulate(c, c0, alpha, acc, store);
     }
@@ -523,7 +613,6 @@ final class Gemm {
             int a1,
             int a2,
             int a3,
-            int[] cols,
             float[] b,
             int b0,
             int ldb,
@@ -536,11 +625,10 @@ final class Gemm {
         FloatVector c2v = FloatVector.zero(S), c3v = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
             FloatVector v = FloatVector.fromArray(S, b, b0 + p * ldb, part);
-            int ap = cols[p];
-            c0v = v.fma(FloatVector.broadcast(S, a[a0 + ap]), c0v);
-            c1v = v.fma(FloatVector.broadcast(S, a[a1 + ap]), c1v);
-            c2v = v.fma(FloatVector.broadcast(S, a[a2 + ap]), c2v);
-            c3v = v.fma(FloatVector.broadcast(S, a[a3 + ap]), c3v);
+            c0v = v.fma(FloatVector.broadcast(S, a[a0 + p]), c0v);
+            c1v = v.fma(FloatVector.broadcast(S, a[a1 + p]), c1v);
+            c2v = v.fma(FloatVector.broadcast(S, a[a2 + p]), c2v);
+            c3v = v.fma(FloatVector.broadcast(S, a[a3 + p]), c3v);
         }
         accumulate(c, c0, alpha, c0v, store, part);
         accumulate(c, c0 + ldc, alpha, c1v, store, part);
@@ -554,7 +642,6 @@ final class Gemm {
             float alpha,
             float[] a,
             int a0,
-            int[] cols,
             float[] b,
             int b0,
             int ldb,
@@ -564,7 +651,7 @@ final class Gemm {
             VectorMask<Float> part) {
         FloatVector acc = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
-            acc = FloatVector.fromArray(S, b, b0 + p * ldb, part).fma(FloatVector.broadcast(S, a[a0 + cols[p]]), acc);
+            acc = FloatVector.fromArray(S, b, b0 + p * ldb, part).fma(FloatVector.broadcast(S, a[a0 + p]), acc);
         }
         accumulate(c, c0, alpha, acc, store, part);
     }
@@ -692,7 +779,12 @@ final class Gemm {
 
     /** {@code n} rounded up to whole vectors. */
     static int roundUpToVectors(int n) {
-        return (n + L - 1) / L * L;
+        return roundUpTo(n, L);
+    }
+
+    /** {@code n} rounded up to a multiple of {@code multiple}. */
+    static int roundUpTo(int n, int multiple) {
+        return (n + multiple - 1) / multiple * multiple;
     }
 
     /**
