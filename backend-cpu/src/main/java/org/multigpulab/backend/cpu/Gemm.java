@@ -25,9 +25,10 @@ final class Gemm {
 
     /**
      * Whether the processor has 32 vector registers (AVX-512; AArch64's vector units) rather than AVX2's 16. With
-     * 16, blocks of four rows by four vectors (16 sums, 4 loaded vectors of B) spill, so the widest blocks are two
-     * vectors there: among conv2's three kernels under -XX:UseAVX=2 the filter gradient took 24.2 ms a call with
-     * four and 12.6 with two (scripts/kernel-ab.py, 6 rounds).
+     * 16, blocks of four rows by four vectors (16 sums, 4 loaded vectors of B) spill, so the blocks there are two
+     * vectors wide: six rows high, or four in {@link #multiplyView}. Among conv2's three kernels under
+     * -XX:UseAVX=2 the filter gradient took 24.2 ms a call with four vectors and 12.6 with two; with six rows the
+     * data gradient took 0.74 times as long as with four (scripts/kernel-ab.py, 6 and 5 rounds).
      */
     private static final boolean MANY_REGISTERS = manyVectorRegisters();
 
@@ -299,6 +300,18 @@ final class Gemm {
             int ldc,
             boolean store) {
         int i = rowFrom;
+        if (!MANY_REGISTERS && j1 - j0 >= 2 * L) {
+            // 16 registers: six rows by two vectors (12 sums, 2 loaded vectors of B, 1 broadcast)
+            int jEnd = j0 + (j1 - j0) / (2 * L) * (2 * L);
+            for (; i + 6 <= rowTo; i += 6) {
+                for (int j = j0; j < jEnd; j += 2 * L) {
+                    sixRowsTwoVectors(k, alpha, a, rows, i, b, bOff + j, ldb, c, cOff + i * ldc + j, ldc, store);
+                }
+            }
+            if (jEnd < j1) {
+                blocks(rowFrom, i, jEnd, j1, k, alpha, a, rows, b, bOff, ldb, c, cOff, ldc, store);
+            }
+        }
         for (; i + 4 <= rowTo; i += 4) {
             int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], c0 = cOff + i * ldc;
             int j = j0;
@@ -438,6 +451,67 @@ final class Gemm {
         accumulate(c, c0 + 3 * ldc + L, alpha, c31, store);
         accumulate(c, c0 + 3 * ldc + 2 * L, alpha, c32, store);
         accumulate(c, c0 + 3 * ldc + 3 * L, alpha, c33, store);
+    }
+
+    /**
+     * C[6 rows from row i, 2L columns at c0] ← alpha · A[those rows] · B[:, 2L columns at b0]: the widest block
+     * that 16 vector registers hold, each vector of B loaded feeding six fused multiply-adds.
+     */
+    private static void sixRowsTwoVectors(
+            int k,
+            float alpha,
+            float[] a,
+            int[] rows,
+            int i,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            int ldc,
+            boolean store) {
+        int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], a4 = rows[i + 4], a5 = rows[i + 5];
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
+        FloatVector c40 = FloatVector.zero(S), c41 = FloatVector.zero(S);
+        FloatVector c50 = FloatVector.zero(S), c51 = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * ldb;
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + p]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            x = FloatVector.broadcast(S, a[a1 + p]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            x = FloatVector.broadcast(S, a[a2 + p]);
+            c20 = v0.fma(x, c20);
+            c21 = v1.fma(x, c21);
+            x = FloatVector.broadcast(S, a[a3 + p]);
+            c30 = v0.fma(x, c30);
+            c31 = v1.fma(x, c31);
+            x = FloatVector.broadcast(S, a[a4 + p]);
+            c40 = v0.fma(x, c40);
+            c41 = v1.fma(x, c41);
+            x = FloatVector.broadcast(S, a[a5 + p]);
+            c50 = v0.fma(x, c50);
+            c51 = v1.fma(x, c51);
+        }
+        accumulate(c, c0, alpha, c00, store);
+        accumulate(c, c0 + L, alpha, c01, store);
+        accumulate(c, c0 + ldc, alpha, c10, store);
+        accumulate(c, c0 + ldc + L, alpha, c11, store);
+        accumulate(c, c0 + 2 * ldc, alpha, c20, store);
+        accumulate(c, c0 + 2 * ldc + L, alpha, c21, store);
+        accumulate(c, c0 + 3 * ldc, alpha, c30, store);
+        accumulate(c, c0 + 3 * ldc + L, alpha, c31, store);
+        accumulate(c, c0 + 4 * ldc, alpha, c40, store);
+        accumulate(c, c0 + 4 * ldc + L, alpha, c41, store);
+        accumulate(c, c0 + 5 * ldc, alpha, c50, store);
+        accumulate(c, c0 + 5 * ldc + L, alpha, c51, store);
     }
 
     /** C[4 rows, 2L columns at c0] ← alpha · A[4 rows at a0, :] · B[:, 2L columns at b0]. */
