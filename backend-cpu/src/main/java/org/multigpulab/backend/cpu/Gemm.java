@@ -145,11 +145,12 @@ final class Gemm {
      * C[m, n] = A[m, k] · B[k, n], C written without being read, with A read through offset tables: element
      * (i, p) at {@code a[rows[i] + cols[p]]}. A convolution's im2col matrix is such a view of its input, so the
      * filter gradient reads the input itself instead of a packed copy (a tap per row, a pixel per column). Blocks
-     * of four rows by two vectors only: m must be a multiple of 4 and n of 2 vectors, as the caller pads them.
+     * of four rows by {@link #viewBlock} columns only: m must be a multiple of 4 and n of that, as the caller pads
+     * them.
      *
      * <p>A kernel of its own, because an index read from a table costs a bounds check on every load of A, which
      * the JIT removes where the index is the loop's variable plus a constant (the other kernels here): with the
-     * table in every kernel, the forward pass of conv2 took 1.23 times as long on 256-bit vectors.
+     * table in every kernel, the forward pass of conv2 took 1.25 times as long on 256-bit vectors.
      */
     static void multiplyView(
             int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb, float[] c, int ldc) {
@@ -280,7 +281,8 @@ final class Gemm {
     }
 
     /**
-     * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four, two and one vectors, then a part of one under a mask; rows left over two at a time,
+     * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four (with 16 registers,
+     * six rows by two first), two and one vectors, then a part of one under a mask; rows left over two at a time,
      * then one, likewise.
      */
     private static void blocks(
