@@ -22,7 +22,7 @@ public final class PeakFlops {
     private PeakFlops() {}
 
     /**
-     * FLOP/s of all cores together, the best of {@link #RUNS} runs (a tenth of a second each). At start-up the JIT
+     * FLOP/s of all cores together, the best of {@link #RUNS} runs (0.1 to 0.2 s each). At start-up the JIT
      * compiles the lab's classes on one of the cores, and a run that shares its core with the compiler reads low:
      * with the best of three, one bench under {@code -XX:UseAVX=2} read 109 GFLOP/s where a JVM alone reads 159 to
      * 199 on the same machine.
