@@ -109,9 +109,9 @@ final class CpuKernels implements Kernels {
         int co = s.outChannels(), taps = cp.taps();
         boolean narrow = Gemm.narrow(taps);
         // Per-core partial sums: dw [Co, C·Kh·Kw] for a narrow filter, else its transpose [C·Kh·Kw, Co] with Co
-        // padded to whole blocks of Gemm.multiplyView (50 → 64), like the taps to fours.
+        // padded to whole blocks of Gemm.multiplyView (50 → 64), and the taps likewise (500 stay 500).
         int coPadded = Gemm.roundUpTo(co, Gemm.viewBlock());
-        int tapsPadded = Gemm.roundUpTo(taps, 4);
+        int tapsPadded = Gemm.roundUpTo(taps, Gemm.VIEW_ROWS);
         int partial = narrow ? co * taps : taps * coPadded;
         int chunks = Parallel.chunks();
         float[] sums = partialSums(chunks * partial);

@@ -145,8 +145,8 @@ final class Gemm {
      * C[m, n] = A[m, k] · B[k, n], C written without being read, with A read through offset tables: element
      * (i, p) at {@code a[rows[i] + cols[p]]}. A convolution's im2col matrix is such a view of its input, so the
      * filter gradient reads the input itself instead of a packed copy (a tap per row, a pixel per column). Blocks
-     * of four rows by {@link #viewBlock} columns only: m must be a multiple of 4 and n of that, as the caller pads
-     * them.
+     * of {@link #VIEW_ROWS} rows by {@link #viewBlock} columns only: m and n must be multiples of those, as the
+     * caller pads them.
      *
      * <p>A kernel of its own, because an index read from a table costs a bounds check on every load of A, which
      * the JIT removes where the index is the loop's variable plus a constant (the other kernels here): with the
@@ -154,7 +154,7 @@ final class Gemm {
      */
     static void multiplyView(
             int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb, float[] c, int ldc) {
-        for (int i = 0; i < m; i += 4) {
+        for (int i = 0; i < m; i += VIEW_ROWS) {
             int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3];
             for (int j = 0; j < n; j += viewBlock()) {
                 if (MANY_REGISTERS) {
@@ -165,6 +165,9 @@ final class Gemm {
             }
         }
     }
+
+    /** Rows of one block of {@link #multiplyView}: its m must be a multiple of this. */
+    static final int VIEW_ROWS = 4;
 
     /** Columns of one block of {@link #multiplyView}: its n must be a multiple of this. */
     static int viewBlock() {
