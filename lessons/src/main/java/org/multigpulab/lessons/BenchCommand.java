@@ -1,6 +1,8 @@
 package org.multigpulab.lessons;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -93,8 +95,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new UserError("--repeats must be 1 or more, not " + repeats);
         }
         List<Setup> setups = setups();
-        Path out = json != null ? json : PlotDir.choose(null).resolve("bench.json");
-        AtomicFile.checkWritable("--json", out);
+        Path out = resultsFile(json, PlotDir.choose(null));
         PrintStream print = System.out;
         // the test set only reports that each setup learned the same; a thousand images say it quickly
         FashionMnist.Splits splits = DataSetup.load(
@@ -169,6 +170,28 @@ final class BenchCommand implements Callable<Integer> {
         AtomicFile.writeJson(out, result);
         print.println("results: " + out);
         return 0;
+    }
+
+    /**
+     * Where the JSON goes: {@code --json}, whose folder must exist, or {@code bench.json} in {@code runFolder},
+     * made here (the default's folder is ours to make), checked before the epochs start rather than after.
+     */
+    static Path resultsFile(Path json, Path runFolder) {
+        if (json != null) {
+            AtomicFile.checkWritable("--json", json);
+            return json;
+        }
+        try {
+            Files.createDirectories(runFolder);
+        } catch (IOException e) {
+            throw new UserError(
+                    "cannot make the folder " + runFolder + " for the results: " + e.getMessage()
+                            + "; give --json FILE in a folder that exists",
+                    e);
+        }
+        Path out = runFolder.resolve("bench.json");
+        AtomicFile.checkWritable("--json", out);
+        return out;
     }
 
     /** One epoch of the notebook's recipe from the same start; FLOPs counted over the training loop only. */

@@ -2,8 +2,14 @@ package org.multigpulab.lessons;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.multigpulab.lessons.errors.UserError;
 
 class BenchCommandTest {
 
@@ -19,5 +25,21 @@ class BenchCommandTest {
         assertEquals(1.2, BenchCommand.firstOverLater(new double[] {12, 10, 9, 11}), 1e-12);
         assertEquals(0.5, BenchCommand.firstOverLater(new double[] {5, 10}), 1e-12);
         assertNull(BenchCommand.firstOverLater(new double[] {12}));
+    }
+
+    @Test
+    void theDefaultResultsFolderIsMadeWhereNoneIsYet(@TempDir Path dir) {
+        Path run = dir.resolve("runs").resolve("2026-12-02T11-39-55");
+        Path out = BenchCommand.resultsFile(null, run);
+        assertEquals(run.resolve("bench.json"), out);
+        assertTrue(Files.isDirectory(run), "the run's folder is made before the epochs start");
+    }
+
+    @Test
+    void aJsonFileInAFolderThatIsNotThereIsRefusedBeforeTheEpochs(@TempDir Path dir) {
+        Path json = dir.resolve("missing").resolve("bench.json");
+        UserError e = assertThrows(UserError.class, () -> BenchCommand.resultsFile(json, dir.resolve("runs")));
+        assertTrue(e.getMessage().contains("--json"), e.getMessage());
+        assertTrue(Files.notExists(dir.resolve("runs")), "no default folder made when --json is given");
     }
 }

@@ -49,10 +49,6 @@ public final class AtomicFile {
         }
     }
 
-    /**
-     * Writes {@code target} atomically and durably: its contents reach the disk before its name does, and its
-     * name before this returns (where the file system lets a folder be forced).
-     */
     /** {@code value} as indented JSON with snake_case names (a results file people read), written as {@link #write}. */
     public static void writeJson(Path target, Object value) {
         String text = new GsonBuilder()
@@ -63,6 +59,10 @@ public final class AtomicFile {
         write(target, o -> o.write(text.getBytes(StandardCharsets.UTF_8)));
     }
 
+    /**
+     * Writes {@code target} atomically and durably: its contents reach the disk before its name does, and its
+     * name before this returns (where the file system lets a folder be forced).
+     */
     public static void write(Path target, Writer writer) {
         Path dir = folderOf(target);
         Path temp = null;
