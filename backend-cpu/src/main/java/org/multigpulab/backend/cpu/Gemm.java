@@ -155,19 +155,19 @@ final class Gemm {
     static void multiplyView(
             int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb, float[] c, int ldc) {
         for (int i = 0; i < m; i += VIEW_ROWS) {
-            int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3];
             for (int j = 0; j < n; j += viewBlock()) {
                 if (MANY_REGISTERS) {
-                    fourRowsFourVectorsViewed(k, a, a0, a1, a2, a3, cols, b, j, ldb, c, i * ldc + j, ldc);
+                    fourRowsFourVectorsViewed(
+                            k, a, rows[i], rows[i + 1], rows[i + 2], rows[i + 3], cols, b, j, ldb, c, i * ldc + j, ldc);
                 } else {
-                    fourRowsTwoVectorsViewed(k, a, a0, a1, a2, a3, cols, b, j, ldb, c, i * ldc + j, ldc);
+                    sixRowsTwoVectorsViewed(k, a, rows, i, cols, b, j, ldb, c, i * ldc + j, ldc);
                 }
             }
         }
     }
 
     /** Rows of one block of {@link #multiplyView}: its m must be a multiple of this. */
-    static final int VIEW_ROWS = 4;
+    static final int VIEW_ROWS = MANY_REGISTERS ? 4 : 6;
 
     /** Columns of one block of {@link #multiplyView}: its n must be a multiple of this. */
     static int viewBlock() {
@@ -237,25 +237,16 @@ final class Gemm {
         v3.intoArray(c, at + 3 * L);
     }
 
-    /** {@link #fourRowsTwoVectors} with A's column p at offset {@code cols[p]} of each row, storing. */
-    private static void fourRowsTwoVectorsViewed(
-            int k,
-            float[] a,
-            int a0,
-            int a1,
-            int a2,
-            int a3,
-            int[] cols,
-            float[] b,
-            int b0,
-            int ldb,
-            float[] c,
-            int c0,
-            int ldc) {
+    /** {@link #sixRowsTwoVectors} with A's column p at offset {@code cols[p]} of each row, storing. */
+    private static void sixRowsTwoVectorsViewed(
+            int k, float[] a, int[] rows, int i, int[] cols, float[] b, int b0, int ldb, float[] c, int c0, int ldc) {
+        int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], a4 = rows[i + 4], a5 = rows[i + 5];
         FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
         FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
         FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
         FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
+        FloatVector c40 = FloatVector.zero(S), c41 = FloatVector.zero(S);
+        FloatVector c50 = FloatVector.zero(S), c51 = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
             int bp = b0 + p * ldb, ap = cols[p];
             FloatVector v0 = FloatVector.fromArray(S, b, bp);
@@ -272,6 +263,12 @@ final class Gemm {
             x = FloatVector.broadcast(S, a[a3 + ap]);
             c30 = v0.fma(x, c30);
             c31 = v1.fma(x, c31);
+            x = FloatVector.broadcast(S, a[a4 + ap]);
+            c40 = v0.fma(x, c40);
+            c41 = v1.fma(x, c41);
+            x = FloatVector.broadcast(S, a[a5 + ap]);
+            c50 = v0.fma(x, c50);
+            c51 = v1.fma(x, c51);
         }
         c00.intoArray(c, c0);
         c01.intoArray(c, c0 + L);
@@ -281,6 +278,10 @@ final class Gemm {
         c21.intoArray(c, c0 + 2 * ldc + L);
         c30.intoArray(c, c0 + 3 * ldc);
         c31.intoArray(c, c0 + 3 * ldc + L);
+        c40.intoArray(c, c0 + 4 * ldc);
+        c41.intoArray(c, c0 + 4 * ldc + L);
+        c50.intoArray(c, c0 + 5 * ldc);
+        c51.intoArray(c, c0 + 5 * ldc + L);
     }
 
     /**
