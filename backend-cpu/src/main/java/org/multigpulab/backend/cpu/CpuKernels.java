@@ -115,7 +115,7 @@ final class CpuKernels implements Kernels {
         int coPadded = Gemm.roundUpTo(co, Gemm.viewBlock());
         int tapsPadded = Gemm.roundUpTo(taps, Gemm.VIEW_ROWS);
         int partial = narrow ? co * taps : taps * coPadded;
-        int chunks = Parallel.chunks();
+        int chunks = Parallel.chunks(s.batch(), s.flops());
         float[] sums = partialSums(chunks * partial);
         // A narrow filter's dot products run along a panel's pixels: 32 panels wide (its two packed operands, 29
         // rows for conv1, take half of a 512 KB L2 on AVX2), conv1's took 0.78 times as long as with 4.
@@ -201,7 +201,7 @@ final class CpuKernels implements Kernels {
     @Override
     public void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
         CpuBuffer dyb = cpu(dy), dbb = cpu(db);
-        int chunks = Parallel.chunks(), channels = s.channels(), inner = s.inner();
+        int chunks = Parallel.chunks(s.outer(), s.length()), channels = s.channels(), inner = s.inner();
         float[] sums = partialSums(chunks * channels);
         Parallel.forRange(s.outer(), s.length(), (chunk, from, to) -> {
             int partial = chunk * channels;

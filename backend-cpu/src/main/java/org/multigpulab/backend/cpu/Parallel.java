@@ -6,9 +6,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Splits a loop over {@code [0, total)} into one contiguous chunk per core and runs the chunks on a team of
- * helper threads, one per core after the first, with the calling thread. Small loops run on the caller alone,
- * where handing out work would cost more than it saves.
+ * Splits a loop over {@code [0, total)} into contiguous chunks, one per core or a few per core for a large loop,
+ * and runs the chunks on a team of helper threads, one per core after the first, with the calling thread; each
+ * thread claims the next chunk when it has finished one. Small loops run on the caller alone, where handing out
+ * work would cost more than it saves.
  *
  * <p>A helper that finds no work waits a little while spinning before it parks, as OpenMP's threads do: a step's
  * kernels follow each other within microseconds, and waking a parked thread costs more than a small kernel
@@ -22,6 +23,15 @@ final class Parallel {
     /** Work below this many floating-point operations is not worth a second thread. */
     private static final long MIN_PARALLEL_FLOPS = 200_000;
 
+    /**
+     * Work per chunk above which a core's share is cut in more chunks, up to {@link #MOST_CHUNKS_PER_CORE}: on a
+     * shared machine the hypervisor stalls a core now and then, and with one chunk per core the other waits at
+     * the end of the loop; with several, it takes the stalled core's chunks still unclaimed.
+     */
+    private static final long FLOPS_PER_EXTRA_CHUNK = 100_000_000;
+
+    private static final int MOST_CHUNKS_PER_CORE = 4;
+
     /** How long a helper spins for the next loop before it parks. */
     private static final long SPIN_NANOS = 50_000;
 
@@ -34,9 +44,18 @@ final class Parallel {
 
     private Parallel() {}
 
-    /** The number of chunks a loop is cut into: one per core. */
-    static int chunks() {
-        return TEAM.helpers.length + 1;
+    /**
+     * The number of chunks {@link #forRange} cuts a loop of {@code total} items and {@code flops} of work into:
+     * one for a small loop; else one per core, or more for a large one, at most one per item. Callers that keep
+     * per-chunk partial sums size them with it.
+     */
+    static int chunks(int total, long flops) {
+        int cores = TEAM.helpers.length + 1;
+        if (flops < MIN_PARALLEL_FLOPS || cores == 1) {
+            return 1;
+        }
+        long perCore = Math.clamp(flops / (cores * FLOPS_PER_EXTRA_CHUNK), 1, MOST_CHUNKS_PER_CORE);
+        return (int) Math.min(total, cores * perCore);
     }
 
     /**
@@ -44,7 +63,7 @@ final class Parallel {
      * range for the same {@code total}, so per-chunk partial results can be combined in a fixed order.
      */
     static void forRange(int total, long flops, RangeBody body) {
-        int chunks = Math.min(total, flops < MIN_PARALLEL_FLOPS ? 1 : chunks());
+        int chunks = chunks(total, flops);
         if (chunks <= 1) {
             body.run(0, 0, total);
             return;

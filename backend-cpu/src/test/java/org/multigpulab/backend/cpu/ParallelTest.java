@@ -27,7 +27,8 @@ class ParallelTest {
     void runsEveryElementOnceInFixedChunks() {
         for (int total : new int[] {2, 3, 17, 1000, 100_003}) {
             AtomicIntegerArray runs = new AtomicIntegerArray(total);
-            int[][] ranges = new int[Parallel.chunks()][];
+            int chunks = Parallel.chunks(total, LARGE);
+            int[][] ranges = new int[chunks][];
             Parallel.forRange(total, LARGE, (chunk, from, to) -> {
                 ranges[chunk] = new int[] {from, to};
                 for (int i = from; i < to; i++) {
@@ -37,11 +38,23 @@ class ParallelTest {
             for (int i = 0; i < total; i++) {
                 assertEquals(1, runs.get(i), "element " + i + " of " + total);
             }
-            int chunks = Math.min(total, Parallel.chunks());
             for (int c = 0; c < chunks; c++) {
                 assertEquals((int) ((long) total * c / chunks), ranges[c][0], "chunk " + c + " of " + total);
                 assertEquals((int) ((long) total * (c + 1) / chunks), ranges[c][1], "chunk " + c + " of " + total);
             }
+        }
+    }
+
+    @Test
+    void aLargeLoopIsCutInSeveralChunksPerCoreASmallOneIsNot() {
+        int cores = Runtime.getRuntime().availableProcessors();
+        assertEquals(1, Parallel.chunks(1000, 1000), "a loop too small to share");
+        assertEquals(Math.min(cores, 1000), Parallel.chunks(1000, 2_000_000), "a loop worth one chunk per core");
+        int most = cores == 1 ? 1 : 4 * cores;
+        assertEquals(most, Parallel.chunks(1000, LARGE), "a loop worth several chunks per core");
+        assertEquals(Math.min(most, 3), Parallel.chunks(3, LARGE), "never more chunks than items");
+        for (long flops = 1; flops < LARGE; flops *= 3) {
+            assertTrue(Parallel.chunks(1000, flops) <= Parallel.chunks(1000, flops * 3), "more work, no fewer chunks");
         }
     }
 
@@ -53,14 +66,15 @@ class ParallelTest {
             List<Future<long[]>> sums = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 sums.add(callers.submit(() -> {
-                    long[] sum = new long[Parallel.chunks() * Parallel.chunks()];
+                    int outerChunks = Parallel.chunks(4, LARGE), innerChunks = Parallel.chunks(total, LARGE);
+                    long[] sum = new long[outerChunks * innerChunks];
                     for (int round = 0; round < 200; round++) {
                         Parallel.forRange(
-                                Parallel.chunks(),
+                                4,
                                 LARGE,
                                 (outer, from, to) -> Parallel.forRange(total, LARGE, (inner, a, b) -> {
                                     for (int i = a; i < b; i++) {
-                                        sum[outer * Parallel.chunks() + inner] += i;
+                                        sum[outer * innerChunks + inner] += i;
                                     }
                                 }));
                     }
@@ -73,7 +87,7 @@ class ParallelTest {
                 for (long s : sum) {
                     all += s;
                 }
-                assertEquals(200L * Parallel.chunks() * total * (total - 1) / 2, all);
+                assertEquals(200L * Parallel.chunks(4, LARGE) * total * (total - 1) / 2, all);
             }
         } finally {
             callers.shutdownNow();
@@ -86,7 +100,7 @@ class ParallelTest {
         IllegalStateException caught = assertThrows(
                 IllegalStateException.class,
                 () -> Parallel.forRange(1000, LARGE, (chunk, from, to) -> {
-                    if (chunk == Parallel.chunks() - 1) {
+                    if (chunk == Parallel.chunks(1000, LARGE) - 1) {
                         throw thrown;
                     }
                 }));
