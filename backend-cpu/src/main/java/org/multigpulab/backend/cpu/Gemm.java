@@ -23,23 +23,33 @@ final class Gemm {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int L = S.length();
 
+    /** The JVM's UseAVX: 2 for AVX2, 3 for AVX-512; -1 on a processor that is not x86. */
+    private static final int USE_AVX = useAvx();
+
+    private static int useAvx() {
+        try {
+            HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+            return Integer.parseInt(vm.getVMOption("UseAVX").getValue());
+        } catch (IllegalArgumentException e) {
+            return -1; // no UseAVX: not an x86 processor
+        }
+    }
+
     /**
      * Whether the processor has 32 vector registers (AVX-512; AArch64's vector units) rather than AVX2's 16. With
      * 16, blocks of four rows by four vectors (16 sums, 4 loaded vectors of B) spill, so the blocks there are two
-     * vectors wide: six rows high, or four in {@link #multiplyView}. Among conv2's three kernels under
+     * vectors wide and six rows high, in {@link #multiplyView} too. Among conv2's three kernels under
      * -XX:UseAVX=2 the filter gradient took 24.2 ms a call with four vectors and 12.6 with two; with six rows the
      * data gradient took 0.74 times as long as with four (scripts/kernel-ab.py, 6 and 5 rounds).
      */
-    private static final boolean MANY_REGISTERS = manyVectorRegisters();
+    private static final boolean MANY_REGISTERS = USE_AVX < 0 || USE_AVX >= 3;
 
-    private static boolean manyVectorRegisters() {
-        try {
-            HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
-            return Integer.parseInt(vm.getVMOption("UseAVX").getValue()) >= 3;
-        } catch (IllegalArgumentException e) {
-            return true; // no UseAVX: not an x86 processor
-        }
-    }
+    /**
+     * Whether a store under a mask costs about what a plain one does: with AVX-512's mask registers it does; AVX2's
+     * masked store (vmaskmovps) does not, on AMD's Zen 3 at least, where conv2's im2col packing took 0.90 of the
+     * time with the last float of each 9-pixel row copied alone. Other processors keep the masks.
+     */
+    static final boolean CHEAP_MASKED_STORES = USE_AVX < 0 || USE_AVX >= 3;
 
     /** Columns per panel: 8 vectors; with k = 500 and 16-float vectors a panel of B is 256 KB. */
     private static final int PANEL = 8 * L;

@@ -92,16 +92,22 @@ final class Vectors {
 
     /**
      * {@code dst[d, d + n) = src[s, s + n)} for the short rows im2col moves (conv2's 9 pixels, conv1's 26):
-     * whole vectors, then the rest under {@code tail} ({@link #tailMask}); {@code System.arraycopy} costs more
-     * than 9 floats.
+     * whole vectors, then the rest under {@code tail} ({@link #tailMask}), or one by one where masked stores are
+     * dear ({@link Gemm#CHEAP_MASKED_STORES}); {@code System.arraycopy} costs more than 9 floats.
      */
     static void copyRow(float[] src, int s, float[] dst, int d, int n, VectorMask<Float> tail) {
         int i = 0;
         for (; i + L <= n; i += L) {
             FloatVector.fromArray(S, src, s + i).intoArray(dst, d + i);
         }
-        if (i < n) {
-            FloatVector.fromArray(S, src, s + i, tail).intoArray(dst, d + i, tail);
+        if (Gemm.CHEAP_MASKED_STORES) {
+            if (i < n) {
+                FloatVector.fromArray(S, src, s + i, tail).intoArray(dst, d + i, tail);
+            }
+        } else {
+            for (; i < n; i++) {
+                dst[d + i] = src[s + i];
+            }
         }
     }
 
