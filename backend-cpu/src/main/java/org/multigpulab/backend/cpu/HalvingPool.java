@@ -3,6 +3,7 @@ package org.multigpulab.backend.cpu;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -22,6 +23,13 @@ final class HalvingPool {
     private static final VectorShuffle<Float> ODD = VectorShuffle.fromOp(S, i -> Math.min(2 * i + 1, S.length() - 1));
     private static final VectorShuffle<Float> TWICE = VectorShuffle.fromOp(S, i -> i / 2);
     private static final VectorMask<Float> LOWER = S.indexInRange(0, HALF);
+    /**
+     * Vectors of half the width, for storing a step's outputs: a plain store of the lower half rather than a
+     * masked one of the whole, which on AMD's Zen 3 with AVX2 made the pooling take 0.67 (conv2) and 0.78 (conv1)
+     * of the time.
+     */
+    private static final VectorSpecies<Float> HALVES =
+            VectorSpecies.of(float.class, VectorShape.forBitSize(S.vectorBitSize() / 2));
 
     private HalvingPool() {}
 
@@ -36,7 +44,10 @@ final class HalvingPool {
             for (; 2 * j + S.length() <= width; j += HALF) {
                 FloatVector upper = floored(FloatVector.fromArray(S, x, top + 2 * j), floor);
                 FloatVector lower = floored(FloatVector.fromArray(S, x, bottom + 2 * j), floor);
-                means(upper, lower).intoArray(y, row + j, LOWER);
+                means(upper, lower)
+                        .reinterpretShape(HALVES, 0)
+                        .reinterpretAsFloats()
+                        .intoArray(y, row + j);
             }
             if (ow - j > 1) {
                 // the row's last outputs in one step under masks (conv1's last 5 of 13 with 512-bit vectors, all 4
