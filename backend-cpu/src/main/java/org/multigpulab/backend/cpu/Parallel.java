@@ -24,9 +24,10 @@ final class Parallel {
     private static final long MIN_PARALLEL_FLOPS = 200_000;
 
     /**
-     * Work per chunk above which a core's share is cut in more chunks, up to {@link #MOST_CHUNKS_PER_CORE}: on a
-     * shared machine the hypervisor stalls a core now and then, and with one chunk per core the other waits at
-     * the end of the loop; with several, it takes the stalled core's chunks still unclaimed.
+     * The least work a chunk keeps when a core's share is cut in more than one (up to
+     * {@link #MOST_CHUNKS_PER_CORE}): on a shared machine the hypervisor stalls a core now and then, and with one
+     * chunk per core the other waits at the end of the loop; with several, it takes the stalled core's chunks
+     * still unclaimed. Below it, what each chunk costs (partial sums, a shorter run) outweighs that.
      */
     private static final long FLOPS_PER_EXTRA_CHUNK = 100_000_000;
 
