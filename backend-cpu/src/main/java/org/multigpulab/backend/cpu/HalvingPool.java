@@ -16,12 +16,6 @@ import jdk.incubator.vector.VectorSpecies;
 final class HalvingPool {
 
     private static final VectorSpecies<Float> S = Gemm.species();
-    /** Outputs per vector step: an input vector holds two per output. */
-    private static final int HALF = S.length() / 2;
-
-    private static final VectorShuffle<Float> EVEN = VectorShuffle.fromOp(S, i -> Math.min(2 * i, S.length() - 1));
-    private static final VectorShuffle<Float> ODD = VectorShuffle.fromOp(S, i -> Math.min(2 * i + 1, S.length() - 1));
-    private static final VectorShuffle<Float> TWICE = VectorShuffle.fromOp(S, i -> i / 2);
     /**
      * Vectors of half the width, for a step's outputs: stored (and their gradients read) as a plain half vector
      * rather than the whole one under a mask, which on AMD's Zen 3 with AVX2 made the pooling take 0.67 (conv2)
@@ -29,6 +23,12 @@ final class HalvingPool {
      */
     private static final VectorSpecies<Float> HALVES =
             VectorSpecies.of(float.class, VectorShape.forBitSize(S.vectorBitSize() / 2));
+    /** Outputs per vector step, one half vector of them: an input vector holds two per output. */
+    private static final int HALF = HALVES.length();
+
+    private static final VectorShuffle<Float> EVEN = VectorShuffle.fromOp(S, i -> Math.min(2 * i, S.length() - 1));
+    private static final VectorShuffle<Float> ODD = VectorShuffle.fromOp(S, i -> Math.min(2 * i + 1, S.length() - 1));
+    private static final VectorShuffle<Float> TWICE = VectorShuffle.fromOp(S, i -> i / 2);
 
     private HalvingPool() {}
 
