@@ -20,6 +20,9 @@ public final class DjlBackend implements Backend {
 
     public static final String NAME = "djl";
 
+    /** One gate for the process, as libtorch and its oneDNN switch are one. */
+    private static final ConvolutionGate GATE = new ConvolutionGate();
+
     @Override
     public String name() {
         return NAME;
@@ -101,7 +104,7 @@ public final class DjlBackend implements Backend {
      */
     private static void checkConvolutions(Device device) {
         ConvolutionLibrary library = device.id().equals(cpuId()) ? OneDnn.LIBTORCH : ConvolutionLibrary.NONE;
-        ConvolutionGate.admit(device, library).ifPresent(note -> System.err.println("note: " + note));
+        GATE.admit(device, library).ifPresent(note -> System.err.println("note: " + note));
     }
 
     static DeviceId cpuId() {

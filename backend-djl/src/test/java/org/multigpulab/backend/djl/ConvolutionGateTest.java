@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
@@ -69,6 +70,7 @@ class ConvolutionGateTest {
     }
 
     private final FakeLibrary library = new FakeLibrary();
+    private final ConvolutionGate gate = new ConvolutionGate();
     private final Device cpu = Backends.open("cpu", DeviceRequest.of(1)).getFirst();
 
     @AfterEach
@@ -88,7 +90,7 @@ class ConvolutionGateTest {
     @MethodSource("wrongs")
     void theGateTurnsOffALibraryThatMakesConvolutionsWrong(Wrong w) {
         Device device = w.on(cpu, library::enabled);
-        String note = ConvolutionGate.admit(device, library).orElseThrow();
+        String note = gate.admit(device, library).orElseThrow();
         assertFalse(library.enabled());
         assertTrue(note.startsWith("cpu:0 runs without fake oneDNN: with it, ") && note.contains(w.says()), note);
         assertEquals(Optional.empty(), ConvolutionSelfTest.failure(device), "right without the library");
@@ -97,7 +99,7 @@ class ConvolutionGateTest {
     @Test
     void aDeviceWrongWithAndWithoutTheLibraryIsRefusedWithWhatToDo() {
         Device device = DATA_OFF.on(cpu, () -> true);
-        DeviceException e = assertThrows(DeviceException.class, () -> ConvolutionGate.admit(device, library));
+        DeviceException e = assertThrows(DeviceException.class, () -> gate.admit(device, library));
         assertFalse(library.enabled(), "the gate tried without the library first");
         assertRefusal(e);
     }
@@ -105,8 +107,7 @@ class ConvolutionGateTest {
     @Test
     void aWrongDeviceWithNoLibraryToTurnOffIsRefused() {
         Device device = DATA_OFF.on(cpu, () -> true);
-        assertRefusal(
-                assertThrows(DeviceException.class, () -> ConvolutionGate.admit(device, ConvolutionLibrary.NONE)));
+        assertRefusal(assertThrows(DeviceException.class, () -> gate.admit(device, ConvolutionLibrary.NONE)));
     }
 
     private static void assertRefusal(DeviceException e) {
@@ -118,8 +119,40 @@ class ConvolutionGateTest {
     }
 
     @Test
+    void anAdmittedDeviceIsTestedAgainOnlyWhenItsLibraryChanged() {
+        AtomicInteger forwardPasses = new AtomicInteger();
+        // right convolutions that count their forward passes
+        Device device = WrongConvolutions.of(cpu, Pass.FORWARD, 1f, s -> {
+            forwardPasses.incrementAndGet();
+            return false;
+        });
+        assertEquals(Optional.empty(), gate.admit(device, library));
+        int oneTest = forwardPasses.get();
+        assertTrue(oneTest > 0, "the first admission tests the convolutions");
+        assertEquals(Optional.empty(), gate.admit(device, library));
+        assertEquals(oneTest, forwardPasses.get(), "admitted again without a test");
+        library.disable();
+        assertEquals(Optional.empty(), gate.admit(device, library));
+        assertEquals(2 * oneTest, forwardPasses.get(), "tested again with the library off");
+    }
+
+    @Test
+    void aDeviceAdmittedWithoutItsLibraryGetsTheSameNoteAgain() {
+        Device device = DATA_OFF.on(cpu, library::enabled);
+        String note = gate.admit(device, library).orElseThrow();
+        assertEquals(Optional.of(note), gate.admit(device, library));
+    }
+
+    @Test
+    void aRefusedDeviceIsRefusedAgain() {
+        Device device = DATA_OFF.on(cpu, () -> true);
+        assertThrows(DeviceException.class, () -> gate.admit(device, library));
+        assertRefusal(assertThrows(DeviceException.class, () -> gate.admit(device, library)));
+    }
+
+    @Test
     void aRightDeviceKeepsItsLibrary() {
-        assertEquals(Optional.empty(), ConvolutionGate.admit(cpu, library));
+        assertEquals(Optional.empty(), gate.admit(cpu, library));
         assertTrue(library.enabled());
     }
 }
