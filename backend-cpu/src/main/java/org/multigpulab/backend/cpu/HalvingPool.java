@@ -8,10 +8,13 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * LeNet's pooling, 2×2 windows at stride 2, one plane at a time and half a vector of outputs per step, a row's
- * last outputs in one more step under masks: the general loops spend more on their four nested counters than on
- * the four additions, and a scalar loop does one output per step. Each sum is added in the general loops' order
- * (top left, top right, bottom left, bottom right), so both paths give the same bits.
+ * LeNet's pooling, 2×2 windows at stride 2, one plane at a time and half a vector of outputs per step: the general
+ * loops spend more on their four nested counters than on the four additions, and a scalar loop does one output per
+ * step. A row's last step ends where the row ends, overlapping the step before it when the row is not a whole
+ * number of steps (conv1's 13 outputs: steps at 0, 4, 8 and 9 with 256-bit vectors), so it writes some values a
+ * second time, the same ones, rather than finish the row under masks or one by one; only a row shorter than a step
+ * takes masks. Each sum is added in the general loops' order (top left, top right, bottom left, bottom right), so
+ * both paths give the same bits.
  */
 final class HalvingPool {
 
@@ -40,17 +43,18 @@ final class HalvingPool {
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
             int j = 0;
-            for (; 2 * j + S.length() <= width; j += HALF) {
-                FloatVector upper = floored(FloatVector.fromArray(S, x, top + 2 * j), floor);
-                FloatVector lower = floored(FloatVector.fromArray(S, x, bottom + 2 * j), floor);
+            for (; j < ow && ow >= HALF; j += HALF) {
+                int at = stepStart(j, ow);
+                FloatVector upper = floored(FloatVector.fromArray(S, x, top + 2 * at), floor);
+                FloatVector lower = floored(FloatVector.fromArray(S, x, bottom + 2 * at), floor);
                 means(upper, lower)
                         .reinterpretShape(HALVES, 0)
                         .reinterpretAsFloats()
-                        .intoArray(y, row + j);
+                        .intoArray(y, row + at);
             }
             if (ow - j > 1) {
-                // the row's last outputs in one step under masks (conv1's last 5 of 13 with 512-bit vectors, all 4
-                // of conv2's); a single one is cheaper alone
+                // a row shorter than a step (conv2's 4 outputs with 512-bit vectors) in one step under masks; a
+                // single output is cheaper alone
                 VectorMask<Float> inputs = S.indexInRange(2 * j, 2 * ow);
                 FloatVector upper = floored(FloatVector.fromArray(S, x, top + 2 * j, inputs), floor);
                 FloatVector lower = floored(FloatVector.fromArray(S, x, bottom + 2 * j, inputs), floor);
@@ -64,6 +68,14 @@ final class HalvingPool {
                         * 0.25f;
             }
         }
+    }
+
+    /**
+     * Where the step for output {@code j} of a row of {@code ow} starts: at {@code j}, or, where a step from there
+     * would run past the row's end, one step before the end, over outputs the step before it wrote.
+     */
+    private static int stepStart(int j, int ow) {
+        return Math.min(j, ow - HALF);
     }
 
     /**
@@ -100,10 +112,11 @@ final class HalvingPool {
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
             int j = 0;
-            for (; j + HALF <= ow; j += HALF) {
-                FloatVector g = spreadStep(dy, row + j);
-                g.intoArray(dx, top + 2 * j);
-                g.intoArray(dx, bottom + 2 * j);
+            for (; j < ow && ow >= HALF; j += HALF) {
+                int at = stepStart(j, ow);
+                FloatVector g = spreadStep(dy, row + at);
+                g.intoArray(dx, top + 2 * at);
+                g.intoArray(dx, bottom + 2 * at);
             }
             if (ow - j > 1) {
                 FloatVector g = spread(dy, row + j, S.indexInRange(j, ow));
@@ -150,9 +163,10 @@ final class HalvingPool {
         for (int i = 0; i < oh; i++) {
             int top = 2 * i * width, bottom = top + width, row = out + i * ow;
             int j = 0;
-            for (; j + HALF <= ow; j += HALF) {
-                FloatVector g = spreadStep(dy, row + j);
-                int t = top + 2 * j, b = bottom + 2 * j;
+            for (; j < ow && ow >= HALF; j += HALF) {
+                int at = stepStart(j, ow);
+                FloatVector g = spreadStep(dy, row + at);
+                int t = top + 2 * at, b = bottom + 2 * at;
                 zero.blend(g, FloatVector.fromArray(S, x, xIn + t).compare(VectorOperators.GT, 0f))
                         .intoArray(dx, in + t);
                 zero.blend(g, FloatVector.fromArray(S, x, xIn + b).compare(VectorOperators.GT, 0f))
