@@ -29,6 +29,12 @@ public record DataLocator(Optional<Path> explicit, Map<String, String> env, Path
         return base.resolve("multigpu-lab").resolve("fashion-mnist");
     }
 
+    /** Whether the search is the default one: no folder named with {@code --data} or {@code FASHION_MNIST_DIR}. */
+    public boolean searchesByDefault() {
+        String fromEnv = env.get(ENV_VAR);
+        return explicit.isEmpty() && (fromEnv == null || fromEnv.isBlank());
+    }
+
     /** The folders searched, in order. */
     public List<Path> candidates() {
         List<Path> dirs = new ArrayList<>();

@@ -6,12 +6,14 @@ import org.multigpulab.core.data.DataFetcher;
 import org.multigpulab.core.data.DataLocator;
 import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.FashionMnist;
+import org.multigpulab.core.data.UnpackedCopy;
 import org.multigpulab.lessons.console.DownloadProgress;
 import org.multigpulab.lessons.errors.UserError;
 
 /**
- * Fashion-MNIST as the command line asks for it: located (or fetched), checked, and cut to the first
- * {@code --train-samples} and {@code --test-samples} images.
+ * Fashion-MNIST as the command line asks for it: located (or fetched), checked, kept unpacked in the cache folder
+ * for later runs where it was found packed ({@link UnpackedCopy}), and cut to the first {@code --train-samples} and
+ * {@code --test-samples} images.
  */
 public record DataSetup(Path dir, FashionMnist.Splits splits) {
 
@@ -19,6 +21,7 @@ public record DataSetup(Path dir, FashionMnist.Splits splits) {
         DataLocator locator = DataLocator.of(Optional.ofNullable(explicitDir));
         Path dir = locator.locate().orElseGet(() -> new DataFetcher(locator, new DownloadProgress(System.err)).fetch());
         FashionMnist.Splits all = FashionMnist.load(dir, true);
+        UnpackedCopy.keep(locator, dir);
         return new DataSetup(
                 dir,
                 new FashionMnist.Splits(

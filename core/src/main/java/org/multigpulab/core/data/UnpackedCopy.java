@@ -1,0 +1,74 @@
+package org.multigpulab.core.data;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An uncompressed copy of Fashion-MNIST in the lab's cache folder, for the runs after this one. The default search
+ * finds the cache folder before the Debian package's, and the 55 MB of the four files read as they are take less
+ * time than their 31 MB of gzip unpacked: a run's time to its first batch went from 1.27 to 0.99 s (medians of 5
+ * in turns, a 2-core AMD Zen 3).
+ */
+public final class UnpackedCopy {
+
+    private UnpackedCopy() {}
+
+    /**
+     * Where the default search found {@code dir} (a folder {@link FashionMnist#load} has read) and some of its four
+     * files are gzip, writes each of the four that the cache folder lacks into it, uncompressed, so that it holds
+     * all four. A folder named with {@code --data}
+     * or {@code FASHION_MNIST_DIR} comes first next time too, so a copy of it would never be read. Each file is
+     * written whole under its name or not at all; a cache folder that cannot be written stays as it is, and the
+     * runs read the gzip files as before.
+     *
+     * @return the files written
+     */
+    public static List<Path> keep(DataLocator locator, Path dir) {
+        List<Path> written = new ArrayList<>();
+        List<Path> sources = FashionMnist.FILES.stream()
+                .map(spec -> FashionMnist.find(dir, spec).orElseThrow())
+                .toList();
+        if (!locator.searchesByDefault() || sources.stream().noneMatch(UnpackedCopy::gzipped)) {
+            return written;
+        }
+        for (int i = 0; i < sources.size(); i++) {
+            Path target = locator.cacheDir().resolve(FashionMnist.FILES.get(i).name());
+            if (Files.exists(target)) {
+                continue;
+            }
+            Path source = sources.get(i);
+            try {
+                write(target, IdxReader.uncompressed(source));
+                written.add(target);
+            } catch (IOException | DataException e) {
+                return written;
+            }
+        }
+        return written;
+    }
+
+    private static boolean gzipped(Path file) {
+        return file.getFileName().toString().endsWith(".gz");
+    }
+
+    /** Writes a temporary file beside {@code target}, forces it to the disk and renames it to {@code target}. */
+    private static void write(Path target, byte[] bytes) throws IOException {
+        Files.createDirectories(target.getParent());
+        Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".part");
+        try {
+            Files.write(temp, bytes);
+            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+                channel.force(true);
+            }
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+}
