@@ -22,10 +22,9 @@ public final class UnpackedCopy {
     /**
      * Where the default search found {@code dir} (a folder {@link FashionMnist#load} has read) and some of its four
      * files are gzip, writes each of the four that the cache folder lacks into it, uncompressed, so that it holds
-     * all four. A folder named with {@code --data}
-     * or {@code FASHION_MNIST_DIR} comes first next time too, so a copy of it would never be read. Each file is
-     * written whole under its name or not at all; a cache folder that cannot be written stays as it is, and the
-     * runs read the gzip files as before.
+     * all four. A folder named with {@code --data} or {@code FASHION_MNIST_DIR} comes first next time too, so a
+     * copy of it would never be read. Each file is written whole under its name or not at all; a cache folder that
+     * cannot be written stays as it is, and the runs read the gzip files as before.
      *
      * @return the files written
      */

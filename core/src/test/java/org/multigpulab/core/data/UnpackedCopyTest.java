@@ -30,7 +30,7 @@ class UnpackedCopyTest {
         List<Path> written = UnpackedCopy.keep(locator, packed);
 
         assertEquals(4, written.size(), "all four, so that the cache folder is complete: " + written);
-        assertTrue(FashionMnist.isComplete(locator.cacheDir()));
+        assertEquals(Optional.of(locator.cacheDir()), locator.locate(), "the next search finds the copy");
         for (FashionMnist.FileSpec spec : FashionMnist.FILES) {
             Path copy = locator.cacheDir().resolve(spec.name());
             assertArrayEquals(
