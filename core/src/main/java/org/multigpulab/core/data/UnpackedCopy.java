@@ -31,9 +31,11 @@ public final class UnpackedCopy {
     public static List<Path> keep(DataLocator locator, Path dir) {
         List<Path> written = new ArrayList<>();
         List<Path> sources = FashionMnist.FILES.stream()
-                .map(spec -> FashionMnist.find(dir, spec).orElseThrow())
+                .flatMap(spec -> FashionMnist.find(dir, spec).stream())
                 .toList();
-        if (!locator.searchesByDefault() || sources.stream().noneMatch(UnpackedCopy::gzipped)) {
+        if (!locator.searchesByDefault()
+                || sources.size() < FashionMnist.FILES.size()
+                || sources.stream().noneMatch(UnpackedCopy::gzipped)) {
             return written;
         }
         for (int i = 0; i < sources.size(); i++) {
