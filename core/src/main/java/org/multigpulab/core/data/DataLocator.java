@@ -31,18 +31,20 @@ public record DataLocator(Optional<Path> explicit, Map<String, String> env, Path
 
     /** Whether the search is the default one: no folder named with {@code --data} or {@code FASHION_MNIST_DIR}. */
     public boolean searchesByDefault() {
-        String fromEnv = env.get(ENV_VAR);
-        return explicit.isEmpty() && (fromEnv == null || fromEnv.isBlank());
+        return explicit.isEmpty() && fromEnv().isEmpty();
+    }
+
+    /** The folder {@code FASHION_MNIST_DIR} names, if it names one. */
+    private Optional<Path> fromEnv() {
+        String value = env.get(ENV_VAR);
+        return value == null || value.isBlank() ? Optional.empty() : Optional.of(Path.of(value));
     }
 
     /** The folders searched, in order. */
     public List<Path> candidates() {
         List<Path> dirs = new ArrayList<>();
         explicit.ifPresent(dirs::add);
-        String fromEnv = env.get(ENV_VAR);
-        if (fromEnv != null && !fromEnv.isBlank()) {
-            dirs.add(Path.of(fromEnv));
-        }
+        fromEnv().ifPresent(dirs::add);
         dirs.add(cacheDir());
         dirs.add(DEBIAN_DIR);
         return dirs;
