@@ -106,9 +106,15 @@ final class ConvPanels {
         Runs r = runs(from, to, true);
         for (int i = 0; i < r.count; i++) {
             int corner = xOff + r.offset[i], column = r.column[i], length = r.length[i];
-            VectorMask<Float> tail = Vectors.tailMask(length);
-            for (int t = 0; t < tapOffsets.length; t++) {
-                Vectors.copyRow(x, corner + tapOffsets[t], panel, t * panelWidth + column, length, tail);
+            if (length >= Gemm.species().length()) {
+                for (int t = 0; t < tapOffsets.length; t++) {
+                    Vectors.copyRow(x, corner + tapOffsets[t], panel, t * panelWidth + column, length);
+                }
+            } else {
+                VectorMask<Float> mask = Vectors.shortRowMask(length);
+                for (int t = 0; t < tapOffsets.length; t++) {
+                    Vectors.copyShortRow(x, corner + tapOffsets[t], panel, t * panelWidth + column, length, mask);
+                }
             }
         }
         zeroPadding(panel, tapOffsets.length, to - from, panelWidth);

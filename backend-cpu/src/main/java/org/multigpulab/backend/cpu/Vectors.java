@@ -83,34 +83,36 @@ final class Vectors {
     }
 
     /**
-     * The mask of the last, partial vector of a row of {@code n} floats. Made once for the many rows of one
-     * length that im2col moves: made per row, it measured slower than the copy itself.
+     * {@code dst[d, d + n) = src[s, s + n)} for a row of at least one vector (conv1's 26 pixels): whole vectors,
+     * the last of them moved back to end where the row ends, so it copies a few floats a second time (conv2's
+     * forward pass took 0.95 of the time of a masked or scalar tail on a Zen 3). {@code System.arraycopy} costs
+     * more than such a row.
      */
-    static VectorMask<Float> tailMask(int n) {
-        return S.indexInRange(n / L * L, n);
-    }
-
-    /**
-     * {@code dst[d, d + n) = src[s, s + n)} for the short rows im2col moves (conv2's 9 pixels, conv1's 26): whole
-     * vectors, the last of them moved back to end where the row ends (it copies a few floats a second time: conv2's
-     * forward pass in 0.95 of the time of a masked or scalar tail on a Zen 3); a row shorter than a vector under
-     * {@code tail} ({@link #tailMask}), or one by one where masked stores are dear ({@link Gemm#CHEAP_MASKED_STORES}).
-     * {@code System.arraycopy} costs more than 9 floats.
-     */
-    static void copyRow(float[] src, int s, float[] dst, int d, int n, VectorMask<Float> tail) {
+    static void copyRow(float[] src, int s, float[] dst, int d, int n) {
         int i = 0;
         for (; i + L <= n; i += L) {
             FloatVector.fromArray(S, src, s + i).intoArray(dst, d + i);
         }
-        if (i == n) {
-            return;
-        }
-        if (i > 0) {
+        if (i < n) {
             FloatVector.fromArray(S, src, s + n - L).intoArray(dst, d + n - L);
-        } else if (Gemm.CHEAP_MASKED_STORES) {
-            FloatVector.fromArray(S, src, s, tail).intoArray(dst, d, tail);
+        }
+    }
+
+    /** The mask of a row of {@code n} floats shorter than a vector, for {@link #copyShortRow}. */
+    static VectorMask<Float> shortRowMask(int n) {
+        return S.indexInRange(0, n);
+    }
+
+    /**
+     * {@code dst[d, d + n) = src[s, s + n)} for a row shorter than a vector (conv2's 9 pixels at 512 bits), under
+     * {@code mask} ({@link #shortRowMask}, made once for the many rows of one length), or one by one where masked
+     * stores are dear ({@link Gemm#CHEAP_MASKED_STORES}).
+     */
+    static void copyShortRow(float[] src, int s, float[] dst, int d, int n, VectorMask<Float> mask) {
+        if (Gemm.CHEAP_MASKED_STORES) {
+            FloatVector.fromArray(S, src, s, mask).intoArray(dst, d, mask);
         } else {
-            for (; i < n; i++) {
+            for (int i = 0; i < n; i++) {
                 dst[d + i] = src[s + i];
             }
         }
