@@ -147,13 +147,17 @@ final class CpuKernels implements Kernels {
                 Vectors.addRow(product, 0, sums, chunk * partial, partial);
             }
         });
-        // Add the per-chunk partial sums in chunk order: the result does not depend on thread timing.
-        Arrays.fill(dwb.data, dwb.offset, dwb.offset + s.filterLength(), 0f);
-        for (int c = 0; c < chunks; c++) {
-            for (int o = 0; o < co; o++) {
-                for (int t = 0; t < taps; t++) {
-                    dwb.data[dwb.offset + o * taps + t] +=
-                            narrow ? sums[c * partial + o * taps + t] : sums[c * partial + t * coPadded + o];
+        // The per-chunk partial sums added into the first chunk's in chunk order, so that the result does not
+        // depend on thread timing, whole vectors at a time; then stored as dw, transposed back where it was dwᵀ.
+        for (int c = 1; c < chunks; c++) {
+            Vectors.addRow(sums, c * partial, sums, 0, partial);
+        }
+        if (narrow) {
+            System.arraycopy(sums, 0, dwb.data, dwb.offset, co * taps);
+        } else {
+            for (int t = 0; t < taps; t++) {
+                for (int o = 0; o < co; o++) {
+                    dwb.data[dwb.offset + o * taps + t] = sums[t * coPadded + o];
                 }
             }
         }
