@@ -3,16 +3,11 @@ package org.multigpulab.backend.sim;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.lang.management.ManagementFactory;
 import java.net.URISyntaxException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.security.CodeSource;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -25,13 +20,14 @@ import java.util.Properties;
 import java.util.stream.Stream;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.Timeline;
+import org.multigpulab.device.io.WholeFile;
 
 /**
  * Host calibrations kept per machine, so that a run does not pay for measuring what the last one measured. A
  * calibration belongs to one device on one processor with one build of its kernels in one JVM configured one
  * way (the vector width of {@code -XX:MaxVectorSize} changes the kernels' speed): all of that, and the list of
  * cases measured, is the key, and a file is found by the key's SHA-256. A file that cannot be read is measured
- * again and replaced; one is written whole or not at all (a temporary file, forced to disk, then moved).
+ * again and replaced; one is written whole or not at all ({@link WholeFile}).
  */
 final class CalibrationCache {
 
@@ -222,22 +218,7 @@ final class CalibrationCache {
                         text.append("kernel.").append(kind).append('=').append(line(cost)));
         text.append("copy=").append(line(c.copy()));
         text.append("upload=").append(line(c.upload()));
-        Path temp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
-        try {
-            try (Writer out = Files.newBufferedWriter(temp, StandardCharsets.UTF_8)) {
-                out.write(text.toString());
-            }
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-                channel.force(true);
-            }
-            try {
-                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
+        WholeFile.write(file, text.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     private static String line(KernelCost cost) {

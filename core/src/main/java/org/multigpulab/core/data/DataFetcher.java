@@ -1,20 +1,20 @@
 package org.multigpulab.core.data;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.multigpulab.device.io.WholeFile;
 
 /**
  * Gets Fashion-MNIST onto this machine when it is nowhere: the Debian package {@code dataset-fashion-mnist}
@@ -138,38 +138,34 @@ public final class DataFetcher {
                 response.body().close();
                 throw new IOException("HTTP " + response.statusCode() + " for " + spec.name() + ".gz");
             }
-            Path partial = Files.createTempFile(cache, spec.name(), ".part");
-            try {
-                progress.start(
-                        spec.name() + ".gz",
-                        response.headers().firstValueAsLong("content-length").orElse(-1));
-                try (InputStream in = response.body();
-                        OutputStream out = Files.newOutputStream(partial)) {
-                    byte[] chunk = new byte[1 << 16];
-                    for (int n; (n = in.read(chunk)) > 0; ) {
-                        out.write(chunk, 0, n);
-                        progress.advance(n);
-                    }
+            // Kept in memory (the largest file is 26 MB) until it is checked, then written whole under its name
+            progress.start(
+                    spec.name() + ".gz",
+                    response.headers().firstValueAsLong("content-length").orElse(-1));
+            ByteArrayOutputStream download = new ByteArrayOutputStream();
+            try (InputStream in = response.body()) {
+                byte[] chunk = new byte[1 << 16];
+                for (int n; (n = in.read(chunk)) > 0; ) {
+                    download.write(chunk, 0, n);
+                    progress.advance(n);
                 }
-                progress.done();
-                byte[] served;
-                try {
-                    served = IdxReader.uncompressed(partial);
-                } catch (DataException e) {
-                    throw new DataException(
-                            "the served " + spec.name() + ".gz cannot be unpacked: the download is"
-                                    + " damaged or the server holds other files; it was not kept",
-                            e);
-                }
-                Optional<String> difference = FashionMnist.difference(spec, served);
-                if (difference.isPresent()) {
-                    throw new DataException("the served " + spec.name() + ".gz has " + difference.get()
-                            + ": the download is damaged or the server holds other files; it was not kept");
-                }
-                Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
-            } finally {
-                Files.deleteIfExists(partial);
             }
+            progress.done();
+            byte[] packed = download.toByteArray(), served;
+            try {
+                served = IdxReader.uncompressed(spec.name() + ".gz", packed);
+            } catch (DataException e) {
+                throw new DataException(
+                        "the served " + spec.name() + ".gz cannot be unpacked: the download is"
+                                + " damaged or the server holds other files; it was not kept",
+                        e);
+            }
+            Optional<String> difference = FashionMnist.difference(spec, served);
+            if (difference.isPresent()) {
+                throw new DataException("the served " + spec.name() + ".gz has " + difference.get()
+                        + ": the download is damaged or the server holds other files; it was not kept");
+            }
+            WholeFile.write(target, packed);
         }
     }
 }

@@ -28,21 +28,29 @@ public final class IdxReader {
 
     /** The uncompressed bytes of {@code file}, gunzipped when it starts with the gzip magic number. */
     public static byte[] uncompressed(Path file) {
-        try (InputStream raw = Files.newInputStream(file)) {
-            byte[] bytes = raw.readAllBytes();
-            if (bytes.length >= 2 && (bytes[0] & 0xff) == 0x1f && (bytes[1] & 0xff) == 0x8b) {
-                try (InputStream gz = new GZIPInputStream(new ByteArrayInputStream(bytes), 1 << 16)) {
-                    ByteArrayOutputStream out = new ByteArrayOutputStream(bytes.length * 4);
-                    gz.transferTo(out);
-                    return out.toByteArray();
-                }
-            }
-            return bytes;
-        } catch (ZipException | EOFException e) {
-            throw new DataException(file + " is a damaged gzip file (" + e.getMessage()
-                    + "); delete it so it is fetched again, or point --data at good files");
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
         } catch (IOException e) {
             throw new DataException("cannot read " + file + ": " + e.getMessage());
+        }
+        return uncompressed(file.toString(), bytes);
+    }
+
+    /** {@code bytes} gunzipped when they start with the gzip magic number; {@code name} says whose in a message. */
+    static byte[] uncompressed(String name, byte[] bytes) {
+        if (bytes.length < 2 || (bytes[0] & 0xff) != 0x1f || (bytes[1] & 0xff) != 0x8b) {
+            return bytes;
+        }
+        try (InputStream gz = new GZIPInputStream(new ByteArrayInputStream(bytes), 1 << 16)) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream(bytes.length * 4);
+            gz.transferTo(out);
+            return out.toByteArray();
+        } catch (ZipException | EOFException e) {
+            throw new DataException(name + " is a damaged gzip file (" + e.getMessage()
+                    + "); delete it so it is fetched again, or point --data at good files");
+        } catch (IOException e) {
+            throw new DataException("cannot unpack " + name + ": " + e.getMessage());
         }
     }
 

@@ -1,13 +1,11 @@
 package org.multigpulab.core.data;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import org.multigpulab.device.io.WholeFile;
 
 /**
  * An uncompressed copy of Fashion-MNIST in the lab's cache folder, for the runs after this one. The default search
@@ -45,7 +43,8 @@ public final class UnpackedCopy {
             }
             Path source = sources.get(i);
             try {
-                write(target, IdxReader.uncompressed(source));
+                Files.createDirectories(target.getParent());
+                WholeFile.write(target, IdxReader.uncompressed(source));
                 written.add(target);
             } catch (IOException | DataException e) {
                 return written;
@@ -56,20 +55,5 @@ public final class UnpackedCopy {
 
     private static boolean gzipped(Path file) {
         return file.getFileName().toString().endsWith(".gz");
-    }
-
-    /** Writes a temporary file beside {@code target}, forces it to the disk and renames it to {@code target}. */
-    private static void write(Path target, byte[] bytes) throws IOException {
-        Files.createDirectories(target.getParent());
-        Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".part");
-        try {
-            Files.write(temp, bytes);
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-                channel.force(true);
-            }
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } finally {
-            Files.deleteIfExists(temp);
-        }
     }
 }
