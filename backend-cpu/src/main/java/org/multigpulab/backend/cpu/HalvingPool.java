@@ -13,8 +13,10 @@ import jdk.incubator.vector.VectorSpecies;
  * step. A row's last step ends where the row ends, overlapping the step before it when the row is not a whole
  * number of steps (conv1's 13 outputs: steps at 0, 4, 8 and 9 with 256-bit vectors), so it writes some values a
  * second time, the same ones, rather than finish the row under masks or one by one; only a row shorter than a step
- * takes masks. Each sum is added in the general loops' order (top left, top right, bottom left, bottom right), so
- * both paths give the same bits.
+ * (conv2's 4 outputs with 512-bit vectors) takes masks, in methods of their own: in the same method as the unmasked
+ * steps, where conv1's rows took those and conv2's the masked ones, conv2's ReLU and pooling forward took 2.4 times as
+ * long among a training step's kernels on AVX-512. Each sum is added in the general loops' order (top left, top
+ * right, bottom left, bottom right), so both paths give the same bits.
  */
 final class HalvingPool {
 
@@ -40,10 +42,13 @@ final class HalvingPool {
      * values at or below {@code floor} count as 0 ({@link #floored}).
      */
     static void forward(float[] x, int in, int width, float floor, float[] y, int out, int oh, int ow) {
+        if (ow < HALF) {
+            forwardShortRows(x, in, width, floor, y, out, oh, ow);
+            return;
+        }
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
-            int j = 0;
-            for (; j < ow && ow >= HALF; j += HALF) {
+            for (int j = 0; j < ow; j += HALF) {
                 int at = stepStart(j, ow);
                 FloatVector upper = floored(FloatVector.fromArray(S, x, top + 2 * at), floor);
                 FloatVector lower = floored(FloatVector.fromArray(S, x, bottom + 2 * at), floor);
@@ -52,21 +57,18 @@ final class HalvingPool {
                         .reinterpretAsFloats()
                         .intoArray(y, row + at);
             }
-            if (ow - j > 1) {
-                // a row shorter than a step (conv2's 4 outputs with 512-bit vectors) in one step under masks; a
-                // single output is cheaper alone
-                VectorMask<Float> inputs = S.indexInRange(2 * j, 2 * ow);
-                FloatVector upper = floored(FloatVector.fromArray(S, x, top + 2 * j, inputs), floor);
-                FloatVector lower = floored(FloatVector.fromArray(S, x, bottom + 2 * j, inputs), floor);
-                means(upper, lower).intoArray(y, row + j, S.indexInRange(j, ow));
-                j = ow;
-            }
-            for (; j < ow; j++) {
-                y[row + j] = (((floored(x[top + 2 * j], floor) + floored(x[top + 2 * j + 1], floor))
-                                        + floored(x[bottom + 2 * j], floor))
-                                + floored(x[bottom + 2 * j + 1], floor))
-                        * 0.25f;
-            }
+        }
+    }
+
+    /** {@link #forward} of rows shorter than a step: each row in one step under masks. */
+    private static void forwardShortRows(
+            float[] x, int in, int width, float floor, float[] y, int out, int oh, int ow) {
+        VectorMask<Float> inputs = S.indexInRange(0, 2 * ow), outputs = S.indexInRange(0, ow);
+        for (int i = 0; i < oh; i++) {
+            int top = in + 2 * i * width, bottom = top + width;
+            FloatVector upper = floored(FloatVector.fromArray(S, x, top, inputs), floor);
+            FloatVector lower = floored(FloatVector.fromArray(S, x, bottom, inputs), floor);
+            means(upper, lower).intoArray(y, out + i * ow, outputs);
         }
     }
 
@@ -109,29 +111,29 @@ final class HalvingPool {
      * Writes only those inputs; a plane whose last row or column no window covers keeps what it had there.
      */
     static void backward(float[] dy, int out, int oh, int ow, float[] dx, int in, int width) {
+        if (ow < HALF) {
+            backwardShortRows(dy, out, oh, ow, dx, in, width);
+            return;
+        }
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
-            int j = 0;
-            for (; j < ow && ow >= HALF; j += HALF) {
+            for (int j = 0; j < ow; j += HALF) {
                 int at = stepStart(j, ow);
                 FloatVector g = spreadStep(dy, row + at);
                 g.intoArray(dx, top + 2 * at);
                 g.intoArray(dx, bottom + 2 * at);
             }
-            if (ow - j > 1) {
-                FloatVector g = spread(dy, row + j, S.indexInRange(j, ow));
-                VectorMask<Float> inputs = S.indexInRange(2 * j, 2 * ow);
-                g.intoArray(dx, top + 2 * j, inputs);
-                g.intoArray(dx, bottom + 2 * j, inputs);
-                j = ow;
-            }
-            for (; j < ow; j++) {
-                float g = dy[row + j] * 0.25f;
-                dx[top + 2 * j] = g;
-                dx[top + 2 * j + 1] = g;
-                dx[bottom + 2 * j] = g;
-                dx[bottom + 2 * j + 1] = g;
-            }
+        }
+    }
+
+    /** {@link #backward} of rows shorter than a step: each row in one step under masks. */
+    private static void backwardShortRows(float[] dy, int out, int oh, int ow, float[] dx, int in, int width) {
+        VectorMask<Float> inputs = S.indexInRange(0, 2 * ow), outputs = S.indexInRange(0, ow);
+        for (int i = 0; i < oh; i++) {
+            int top = in + 2 * i * width, bottom = top + width;
+            FloatVector g = spread(dy, out + i * ow, outputs);
+            g.intoArray(dx, top, inputs);
+            g.intoArray(dx, bottom, inputs);
         }
     }
 
@@ -159,11 +161,14 @@ final class HalvingPool {
      */
     static void backwardWherePositive(
             float[] dy, int out, int oh, int ow, float[] x, int xIn, float[] dx, int in, int width) {
+        if (ow < HALF) {
+            backwardWherePositiveShortRows(dy, out, oh, ow, x, xIn, dx, in, width);
+            return;
+        }
         FloatVector zero = FloatVector.zero(S);
         for (int i = 0; i < oh; i++) {
             int top = 2 * i * width, bottom = top + width, row = out + i * ow;
-            int j = 0;
-            for (; j < ow && ow >= HALF; j += HALF) {
+            for (int j = 0; j < ow; j += HALF) {
                 int at = stepStart(j, ow);
                 FloatVector g = spreadStep(dy, row + at);
                 int t = top + 2 * at, b = bottom + 2 * at;
@@ -172,23 +177,21 @@ final class HalvingPool {
                 zero.blend(g, FloatVector.fromArray(S, x, xIn + b).compare(VectorOperators.GT, 0f))
                         .intoArray(dx, in + b);
             }
-            if (ow - j > 1) {
-                FloatVector g = spread(dy, row + j, S.indexInRange(j, ow));
-                VectorMask<Float> inputs = S.indexInRange(2 * j, 2 * ow);
-                int t = top + 2 * j, b = bottom + 2 * j;
-                zero.blend(g, FloatVector.fromArray(S, x, xIn + t, inputs).compare(VectorOperators.GT, 0f))
-                        .intoArray(dx, in + t, inputs);
-                zero.blend(g, FloatVector.fromArray(S, x, xIn + b, inputs).compare(VectorOperators.GT, 0f))
-                        .intoArray(dx, in + b, inputs);
-                j = ow;
-            }
-            for (; j < ow; j++) {
-                float g = dy[row + j] * 0.25f;
-                for (int r = top; r <= bottom; r += width) {
-                    dx[in + r + 2 * j] = x[xIn + r + 2 * j] > 0f ? g : 0f;
-                    dx[in + r + 2 * j + 1] = x[xIn + r + 2 * j + 1] > 0f ? g : 0f;
-                }
-            }
+        }
+    }
+
+    /** {@link #backwardWherePositive} of rows shorter than a step: each row in one step under masks. */
+    private static void backwardWherePositiveShortRows(
+            float[] dy, int out, int oh, int ow, float[] x, int xIn, float[] dx, int in, int width) {
+        FloatVector zero = FloatVector.zero(S);
+        VectorMask<Float> inputs = S.indexInRange(0, 2 * ow), outputs = S.indexInRange(0, ow);
+        for (int i = 0; i < oh; i++) {
+            int t = 2 * i * width, b = t + width;
+            FloatVector g = spread(dy, out + i * ow, outputs);
+            zero.blend(g, FloatVector.fromArray(S, x, xIn + t, inputs).compare(VectorOperators.GT, 0f))
+                    .intoArray(dx, in + t, inputs);
+            zero.blend(g, FloatVector.fromArray(S, x, xIn + b, inputs).compare(VectorOperators.GT, 0f))
+                    .intoArray(dx, in + b, inputs);
         }
     }
 }
