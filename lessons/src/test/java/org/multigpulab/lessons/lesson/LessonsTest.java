@@ -147,24 +147,32 @@ class LessonsTest {
     @Test
     void trainGivesTheSameAccuracyOnOneAndTwoGpus() throws Exception {
         TrainLesson lesson = new TrainLesson();
-        List<TrainResult> r = lesson.compare(ctx(2));
+        Synthetic.realDataDir();
+        LessonContext ctx = ctx(2, 6400, 1000, 4, 32);
+        List<TrainResult> r = lesson.compare(ctx);
         // The same steps; only the order of float additions differs, which LeNet's escape from its initial
-        // plateau amplifies over 400 steps into two models as different as two training runs: their accuracies
-        // on 1,000 test images then differ by up to the test set's sampling noise, two standard errors of a
-        // binomial proportion, 2·√(p(1−p)/1000) ≈ 0.029 at p ≈ 0.7 (Claim.accuracyNoise). The lesson's claim
-        // uses the same bound, so a pass here is the lesson saying "same".
+        // plateau amplifies into two models as different as two training runs. When each run leaves the plateau
+        // depends on those roundings, so on the processor: with AVX-512 on a Zen 5 the two runs stood at 0.47
+        // and 0.39 after 400 steps, mid-escape, and at 0.67 and 0.68 after 600. After 800 steps both are on the
+        // slow part of the curve, and their accuracies on 1,000 test images differ by up to the test set's
+        // sampling noise, two standard errors of a binomial proportion, 2·√(p(1−p)/1000) ≈ 0.028 at p ≈ 0.74
+        // (Claim.accuracyNoise). The lesson's claim uses the same bound, so a pass here is the lesson saying
+        // "same".
         double noise = Claim.accuracyNoise(r.get(0).finalTestAcc(), 1000);
         assertEquals(0.0, r.get(0).finalTestAcc() - r.get(1).finalTestAcc(), noise, "1 vs 2 GPUs");
-        lesson.report(ctx(2), r);
+        lesson.report(ctx, r);
         ClaimLines.assertAgree(output());
         assertTrue(
                 output().contains(String.format(
                         "Notice: same test accuracy on 1 and 2 GPUs: %.3f vs %.3f",
                         r.get(0).finalTestAcc(), r.get(1).finalTestAcc())),
                 output());
-        assertTrue(
-                r.get(0).finalTestAcc() > 0.3,
-                "the slice is enough to learn: " + r.get(0).finalTestAcc());
+        for (TrainResult run : r) {
+            assertTrue(
+                    run.finalTestAcc() > 0.6,
+                    "both runs have left the initial plateau (0.1) and climbed most of the curve: "
+                            + run.finalTestAcc());
+        }
         List<Curve> curves = new ArrayList<>();
         for (TrainResult result : r) {
             Curve test = new Curve("test acc"), train = new Curve("train acc");
