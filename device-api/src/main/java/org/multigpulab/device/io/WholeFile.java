@@ -80,7 +80,8 @@ public final class WholeFile {
         }
     }
 
-    private static Path folderOf(Path target) {
+    /** The folder {@code target} is (to be) written in: its parent, or the root for a name at the root. */
+    public static Path folderOf(Path target) {
         Path parent = target.toAbsolutePath().getParent();
         return parent == null ? Path.of("/") : parent;
     }

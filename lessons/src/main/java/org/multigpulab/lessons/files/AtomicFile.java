@@ -25,7 +25,7 @@ public final class AtomicFile {
      * and it is not itself a folder. {@code option} names the option in the message ({@code --save}).
      */
     public static void checkWritable(String option, Path target) {
-        Path dir = folderOf(target);
+        Path dir = WholeFile.folderOf(target);
         if (Files.isDirectory(target)) {
             throw new UserError(
                     option + " " + target + " is a folder; give a file name such as " + target.resolve("out"));
@@ -64,10 +64,5 @@ public final class AtomicFile {
         } catch (IOException e) {
             throw new UserError("cannot write " + target + ": " + e.getMessage(), e);
         }
-    }
-
-    private static Path folderOf(Path target) {
-        Path parent = target.toAbsolutePath().getParent();
-        return parent == null ? Path.of("/") : parent;
     }
 }
