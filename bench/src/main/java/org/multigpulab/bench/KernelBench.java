@@ -36,8 +36,10 @@ public class KernelBench {
 
     @Param({
         "conv1_forward",
+        "conv1_bias_forward",
         "conv1_backward_filter",
         "conv2_forward",
+        "conv2_bias_forward",
         "conv2_backward_data",
         "conv2_backward_filter",
         "dense3_forward",

@@ -45,6 +45,11 @@ public record ConvShape(
         return 2L * batch * outChannels * outHeight() * outWidth() * inChannels * kernelHeight * kernelWidth;
     }
 
+    /** The output as a bias sees it: a bias per output channel over each image's planes. */
+    public BiasShape bias() {
+        return new BiasShape(batch, outChannels, outHeight() * outWidth());
+    }
+
     public ConvShape withBatch(int newBatch) {
         return new ConvShape(newBatch, inChannels, height, width, outChannels, kernelHeight, kernelWidth);
     }

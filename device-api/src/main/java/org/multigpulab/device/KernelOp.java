@@ -28,6 +28,7 @@ public enum KernelOp {
     AVG_POOL_BACKWARD(reads("dy"), writes("dx")),
     RELU_FORWARD(reads("x"), writes("y")),
     RELU_BACKWARD(reads("x"), reads("dy"), writes("dx")),
+    CONV2D_BIAS_FORWARD(reads("x"), reads("w"), reads("b"), writes("y")),
     RELU_AVG_POOL_FORWARD(reads("x"), writes("y")),
     RELU_AVG_POOL_BACKWARD(reads("x"), reads("dy"), writes("dx")),
     /** Reads {@code c} only when {@code beta ≠ 0} (see {@link Gemm#reads}). */
@@ -386,6 +387,38 @@ public enum KernelOp {
         @Override
         public void launch(Kernels k, UnaryOperator<Buffer> m) {
             k.reluBackward(m.apply(x), m.apply(dy), m.apply(dx), n);
+        }
+    }
+
+    public record Conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) implements Call {
+        @Override
+        public KernelOp op() {
+            return CONV2D_BIAS_FORWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x, w, b, y);
+        }
+
+        @Override
+        public long needed(int i) {
+            return pick(i, s.inputLength(), s.filterLength(), s.outChannels(), s.outputLength());
+        }
+
+        @Override
+        public long flops() {
+            return unfused().stream().mapToLong(Call::flops).sum();
+        }
+
+        @Override
+        public List<Call> unfused() {
+            return List.of(new Conv2dForward(x, w, y, s), new BiasAdd(y, b, s.bias()));
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
+            k.conv2dBiasForward(m.apply(x), m.apply(w), m.apply(b), m.apply(y), s);
         }
     }
 
@@ -759,6 +792,11 @@ public enum KernelOp {
         }
 
         @Override
+        public final void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
+            call(new Conv2dBiasForward(x, w, b, y, s));
+        }
+
+        @Override
         public final void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
             call(new ReluAvgPoolForward(x, y, s));
         }
@@ -836,10 +874,15 @@ public enum KernelOp {
     }
 
     private static <T> T pick(int i, T first, T second, T third) {
+        return pick(i, first, second, third, null);
+    }
+
+    private static <T> T pick(int i, T first, T second, T third, T fourth) {
         return switch (i) {
             case 0 -> first;
             case 1 -> second;
             case 2 -> third;
+            case 3 -> fourth;
             default -> throw new IndexOutOfBoundsException(i);
         };
     }
@@ -849,10 +892,15 @@ public enum KernelOp {
     }
 
     private static long pick(int i, long first, long second, long third) {
+        return pick(i, first, second, third, 0);
+    }
+
+    private static long pick(int i, long first, long second, long third, long fourth) {
         return switch (i) {
             case 0 -> first;
             case 1 -> second;
             case 2 -> third;
+            case 3 -> fourth;
             default -> throw new IndexOutOfBoundsException(i);
         };
     }

@@ -48,6 +48,12 @@ public interface Kernels {
     /** {@code dx = x > 0 ? dy : 0} over {@code n} elements. */
     void reluBackward(Buffer x, Buffer dy, Buffer dx, int n);
 
+    // A convolution and its bias fused: F.conv2d(x, w, b) in one pass, the output written once where the two ops
+    // write it and then read and write it again. It gives exactly what the two ops give one after the other.
+
+    /** {@code y[n,o,i,j] = Σ_{c,p,q} x[n,c,i+p,j+q] · w[o,c,p,q] + b[o]}: {@link #conv2dForward} then {@link #biasAdd}. */
+    void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s);
+
     // ReLU and average pooling fused: one pass over the activations where the two ops make two or three, and the
     // rectified activations are never stored. Each gives exactly what the two ops give one after the other.
 

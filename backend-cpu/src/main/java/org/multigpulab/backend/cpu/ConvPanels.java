@@ -170,12 +170,29 @@ final class ConvPanels {
         zeroPadding(panel, channels, to - from, panelWidth);
     }
 
-    /** The inverse of {@link #packOutput}: y[image, o, pixel] = panel[o, j]. */
-    void storeOutput(float[] panel, int panelWidth, int channels, int from, int to, float[] y, int yOff) {
+    /**
+     * The inverse of {@link #packOutput}: y[image, o, pixel] = panel[o, j], plus {@code bias[bOff + o]} where
+     * {@code bias} is not null (added as the panel is read, which costs no pass of its own).
+     */
+    void storeOutput(
+            float[] panel,
+            int panelWidth,
+            int channels,
+            int from,
+            int to,
+            float[] y,
+            int yOff,
+            float[] bias,
+            int bOff) {
         Runs r = runs(from, to, false);
         for (int i = 0; i < r.count; i++) {
             for (int o = 0; o < channels; o++) {
-                System.arraycopy(panel, o * panelWidth + r.column[i], y, yOff + r.offset[i] + o * pixels, r.length[i]);
+                int source = o * panelWidth + r.column[i], target = yOff + r.offset[i] + o * pixels;
+                if (bias == null) {
+                    System.arraycopy(panel, source, y, target, r.length[i]);
+                } else {
+                    Vectors.copyRowPlus(panel, source, bias[bOff + o], y, target, r.length[i]);
+                }
             }
         }
     }

@@ -65,7 +65,16 @@ final class CpuKernels implements Kernels {
 
     @Override
     public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
-        CpuBuffer xb = cpu(x), wb = cpu(w), yb = cpu(y);
+        convolve(cpu(x), cpu(w), null, cpu(y), s);
+    }
+
+    @Override
+    public void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
+        convolve(cpu(x), cpu(w), cpu(b), cpu(y), s);
+    }
+
+    /** y = w ⋆ x, plus {@code b} (if not null) added to each channel as its panel is stored. */
+    private void convolve(CpuBuffer xb, CpuBuffer wb, CpuBuffer bb, CpuBuffer yb, ConvShape s) {
         ConvPanels cp = panels(s);
         int co = s.outChannels(), taps = cp.taps();
         // With few taps (conv1's 9) a panel's multiply is short, so what each panel costs besides it dominates:
@@ -76,7 +85,16 @@ final class CpuKernels implements Kernels {
             cp.packInput(xb.data, xb.offset, from, to, columns, width);
             // y [Co, pixels] = w [Co, C·Kh·Kw] · im2col(x) [C·Kh·Kw, pixels]
             Gemm.multiplyPanel(co, width, taps, wb.data, wb.offset, taps, columns, width, product, 0, width);
-            cp.storeOutput(product, width, co, from, to, yb.data, yb.offset);
+            cp.storeOutput(
+                    product,
+                    width,
+                    co,
+                    from,
+                    to,
+                    yb.data,
+                    yb.offset,
+                    bb == null ? null : bb.data,
+                    bb == null ? 0 : bb.offset);
         });
     }
 

@@ -98,6 +98,27 @@ final class Vectors {
         }
     }
 
+    /**
+     * {@code dst[d, d + n) = src[s, s + n) + v}: as {@link #copyRow} for a row of at least one vector (the last
+     * moved back, its overlap written twice with the same sums), one float at a time for a shorter one.
+     */
+    static void copyRowPlus(float[] src, int s, float v, float[] dst, int d, int n) {
+        if (n < L) {
+            for (int i = 0; i < n; i++) {
+                dst[d + i] = src[s + i] + v;
+            }
+            return;
+        }
+        FloatVector value = FloatVector.broadcast(S, v);
+        int i = 0;
+        for (; i + L <= n; i += L) {
+            FloatVector.fromArray(S, src, s + i).add(value).intoArray(dst, d + i);
+        }
+        if (i < n) {
+            FloatVector.fromArray(S, src, s + n - L).add(value).intoArray(dst, d + n - L);
+        }
+    }
+
     /** The mask of a row of {@code n} floats shorter than a vector, for {@link #copyShortRow}. */
     static VectorMask<Float> shortRowMask(int n) {
         return S.indexInRange(0, n);

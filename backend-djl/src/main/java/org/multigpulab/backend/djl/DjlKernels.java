@@ -48,13 +48,22 @@ final class DjlKernels implements Kernels {
 
     @Override
     public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
-        into(
-                y,
-                s.outputLength(),
-                m -> conv(
-                        in(m, x, s.inputLength()).reshape(s.batch(), s.inChannels(), s.height(), s.width()),
-                        in(m, w, s.filterLength())
-                                .reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth())));
+        into(y, s.outputLength(), m -> convolve(m, x, w, s));
+    }
+
+    private static NDArray convolve(NDManager m, Buffer x, Buffer w, ConvShape s) {
+        return conv(
+                in(m, x, s.inputLength()).reshape(s.batch(), s.inChannels(), s.height(), s.width()),
+                in(m, w, s.filterLength()).reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth()));
+    }
+
+    /**
+     * The convolution, then the bias added as {@link #biasAdd} adds it, before the result leaves libtorch: the
+     * bits of the two ops (libtorch's own bias would be added inside the convolution, in another order).
+     */
+    @Override
+    public void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
+        into(y, s.outputLength(), m -> plusBias(m, convolve(m, x, w, s), b, s.bias()));
     }
 
     @Override
@@ -89,12 +98,12 @@ final class DjlKernels implements Kernels {
 
     @Override
     public void biasAdd(Buffer y, Buffer bias, BiasShape s) {
-        into(
-                y,
-                s.length(),
-                m -> in(m, y, s.length())
-                        .reshape(s.outer(), s.channels(), s.inner())
-                        .add(in(m, bias, s.channels()).reshape(1, s.channels(), 1)));
+        into(y, s.length(), m -> plusBias(m, in(m, y, s.length()), bias, s));
+    }
+
+    private static NDArray plusBias(NDManager m, NDArray y, Buffer bias, BiasShape s) {
+        return y.reshape(s.outer(), s.channels(), s.inner())
+                .add(in(m, bias, s.channels()).reshape(1, s.channels(), 1));
     }
 
     @Override

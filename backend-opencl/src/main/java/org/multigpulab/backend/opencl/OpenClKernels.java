@@ -38,6 +38,11 @@ final class OpenClKernels implements Kernels {
     }
 
     @Override
+    public void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
+        device.launch(KernelOp.CONV2D_BIAS_FORWARD, s.outputLength(), with(new Object[] {x, w, b, y}, conv(s)));
+    }
+
+    @Override
     public void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
         device.launch(KernelOp.CONV2D_BACKWARD_DATA, s.inputLength(), with(new Object[] {dy, w, dx}, conv(s)));
     }

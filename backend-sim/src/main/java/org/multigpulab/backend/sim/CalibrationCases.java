@@ -57,7 +57,10 @@ final class CalibrationCases implements AutoCloseable {
         return calls;
     }
 
-    /** LeNet's two convolutions: nine taps per output from one channel, and 500 taps from twenty. */
+    /**
+     * LeNet's two convolutions: nine taps per output from one channel, and 500 taps from twenty; the forward pass
+     * alone (the rate a GPU profile's FLOPs are set against) and fused with its bias, as training runs it.
+     */
     private void convolutions() {
         ConvShape deep = new ConvShape(1, 20, 13, 13, 50, 5, 5);
         ConvShape shallow = new ConvShape(1, 1, 28, 28, 20, 3, 3);
@@ -67,6 +70,7 @@ final class CalibrationCases implements AutoCloseable {
                 // as in a step: the forward and the filter gradient read the same x, the three the same w or dw
                 Buffer x = next(a, s.inputLength()), w = next(b, s.filterLength()), dy = next(c, s.outputLength());
                 calls.add(new KernelOp.Conv2dForward(x, w, next(c, s.outputLength()), s));
+                calls.add(new KernelOp.Conv2dBiasForward(x, w, next(b, s.outChannels()), next(c, s.outputLength()), s));
                 calls.add(new KernelOp.Conv2dBackwardData(dy, w, next(a, s.inputLength()), s));
                 calls.add(new KernelOp.Conv2dBackwardFilter(x, dy, w, s));
             }

@@ -112,6 +112,7 @@ record HostCalibration(
     static String shape(KernelOp.Call call) {
         return switch (call) {
             case KernelOp.Conv2dForward c -> kind(call) + "@" + layer(c.s());
+            case KernelOp.Conv2dBiasForward c -> kind(call) + "@" + layer(c.s());
             case KernelOp.Conv2dBackwardData c -> kind(call) + "@" + layer(c.s());
             case KernelOp.Conv2dBackwardFilter c -> kind(call) + "@" + layer(c.s());
             case KernelOp.Gemm g when g.m() == 1 && g.n() == 1 -> kind(call) + "@norm";
@@ -152,7 +153,7 @@ record HostCalibration(
     /** The kernels whose calls are layers, sized by their FLOPs: convolutions and matrix products. */
     private static boolean sizedByFlops(KernelOp op) {
         return switch (op) {
-            case CONV2D_FORWARD, CONV2D_BACKWARD_DATA, CONV2D_BACKWARD_FILTER, GEMM -> true;
+            case CONV2D_FORWARD, CONV2D_BIAS_FORWARD, CONV2D_BACKWARD_DATA, CONV2D_BACKWARD_FILTER, GEMM -> true;
             default -> false;
         };
     }

@@ -16,7 +16,6 @@ public final class Ops {
     /** {@code F.conv2d(x, w, b)}: x [N, C, H, W], w [O, C, Kh, Kw], b [O] → [N, O, H−Kh+1, W−Kw+1]. */
     public static Tensor conv2d(Tape tape, Tensor x, Tensor w, Tensor b) {
         ConvShape s = new ConvShape(x.dim(0), x.dim(1), x.dim(2), x.dim(3), w.dim(0), w.dim(2), w.dim(3));
-        BiasShape bias = new BiasShape(s.batch(), s.outChannels(), s.outHeight() * s.outWidth());
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(
                 x.requiresGrad() || w.requiresGrad() || b.requiresGrad(),
@@ -24,11 +23,10 @@ public final class Ops {
                 s.outChannels(),
                 s.outHeight(),
                 s.outWidth());
-        k.conv2dForward(x.data(), w.data(), y.data(), s);
-        k.biasAdd(y.data(), b.data(), bias);
+        k.conv2dBiasForward(x.data(), w.data(), b.data(), y.data(), s);
         tape.record(y, () -> {
             tape.accumulateGrad(w, dw -> k.conv2dBackwardFilter(x.data(), y.grad(), dw, s));
-            tape.accumulateGrad(b, db -> k.biasAddBackward(y.grad(), db, bias));
+            tape.accumulateGrad(b, db -> k.biasAddBackward(y.grad(), db, s.bias()));
             tape.accumulateGrad(x, dx -> k.conv2dBackwardData(y.grad(), w.data(), dx, s));
         });
         return y;

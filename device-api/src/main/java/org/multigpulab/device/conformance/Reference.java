@@ -134,6 +134,10 @@ public final class Reference {
         return dx;
     }
 
+    public static double[] conv2dBiasForward(double[] x, double[] w, double[] b, ConvShape s) {
+        return biasAdd(conv2dForward(x, w, s), b, s.bias());
+    }
+
     public static double[] reluAvgPoolForward(double[] x, PoolShape s) {
         return avgPoolForward(reluForward(x), s);
     }

@@ -365,6 +365,36 @@ public abstract class KernelConformanceKit {
 
     @ParameterizedTest
     @MethodSource("convShapes")
+    void conv2dBiasForwardMatchesReference(ConvShape s) {
+        float[] x = randomFloats(s.inputLength()),
+                w = randomFloats(s.filterLength()),
+                b = randomFloats(s.outChannels());
+        Buffer y = up(randomFloats(s.outputLength())); // stale contents must be overwritten
+        k.conv2dBiasForward(up(x), up(w), up(b), y, s);
+        assertClose(
+                "conv2d_bias_forward " + s,
+                Reference.conv2dBiasForward(wide(x), wide(w), wide(b), s),
+                down(y, s.outputLength()));
+    }
+
+    /**
+     * The fused convolution and bias give the bits of the two ops run one after the other on the same device, so
+     * that training fused ends where the notebook's separate ops end.
+     */
+    @ParameterizedTest
+    @MethodSource("convShapes")
+    void conv2dBiasForwardIsConvThenBiasExactly(ConvShape s) {
+        Buffer x = up(randomFloats(s.inputLength())), w = up(randomFloats(s.filterLength()));
+        Buffer b = up(randomFloats(s.outChannels()));
+        Buffer separate = out(s.outputLength()), fused = out(s.outputLength());
+        k.conv2dForward(x, w, separate, s);
+        k.biasAdd(separate, b, s.bias());
+        k.conv2dBiasForward(x, w, b, fused, s);
+        assertExact(down(separate, s.outputLength()), down(fused, s.outputLength()), "conv2d_bias_forward " + s);
+    }
+
+    @ParameterizedTest
+    @MethodSource("convShapes")
     void conv2dBackwardDataMatchesReference(ConvShape s) {
         float[] dy = randomFloats(s.outputLength()), w = randomFloats(s.filterLength());
         Buffer dx = up(randomFloats(s.inputLength())); // stale contents must be overwritten

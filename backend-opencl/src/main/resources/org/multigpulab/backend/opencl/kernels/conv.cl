@@ -3,18 +3,32 @@
 // Every buffer comes with an element offset (xo, wo, ...), so a kernel can work on part of a buffer.
 
 // y[n,o,i,j] = sum over c,p,q of x[n,c,i+p,j+q] * w[o,c,p,q]
-__kernel void conv2d_forward(__global const float* x, int xo, __global const float* w, int wo,
-                             __global float* y, int yo,
-                             int N, int C, int H, int W, int O, int KH, int KW) {
+float convolved(__global const float* x, int xo, __global const float* w, int wo, int id,
+                int C, int H, int W, int O, int KH, int KW) {
     int OH = H - KH + 1, OW = W - KW + 1;
-    int id = get_global_id(0);
     int j = id % OW, i = (id / OW) % OH, o = (id / (OW * OH)) % O, n = id / (OW * OH * O);
     float sum = 0.0f;
     for (int c = 0; c < C; c++)
         for (int p = 0; p < KH; p++)
             for (int q = 0; q < KW; q++)
                 sum += x[xo + ((n * C + c) * H + i + p) * W + j + q] * w[wo + ((o * C + c) * KH + p) * KW + q];
-    y[yo + id] = sum;
+    return sum;
+}
+
+__kernel void conv2d_forward(__global const float* x, int xo, __global const float* w, int wo,
+                             __global float* y, int yo,
+                             int N, int C, int H, int W, int O, int KH, int KW) {
+    int id = get_global_id(0);
+    y[yo + id] = convolved(x, xo, w, wo, id, C, H, W, O, KH, KW);
+}
+
+// the convolution then its bias, as conv2d_forward then bias_add give it
+__kernel void conv2d_bias_forward(__global const float* x, int xo, __global const float* w, int wo,
+                                  __global const float* b, int bo, __global float* y, int yo,
+                                  int N, int C, int H, int W, int O, int KH, int KW) {
+    int id = get_global_id(0);
+    int o = (id / ((H - KH + 1) * (W - KW + 1))) % O;
+    y[yo + id] = convolved(x, xo, w, wo, id, C, H, W, O, KH, KW) + b[bo + o];
 }
 
 // dx[n,c,h,v] = sum over o and the filter taps (p,q) that reached (h,v) from an output (h-p, v-q)
