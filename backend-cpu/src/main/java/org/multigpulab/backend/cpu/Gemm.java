@@ -748,8 +748,11 @@ final class Gemm {
 
     /**
      * C[m, n] = alpha · A[m, k] · B[n, k]ᵀ + beta · C as m·n dot products of two contiguous rows: the better form
-     * when n is too narrow for the column kernels (a 3×3 filter's 9 taps, a dense layer's 10 classes). Four dot
-     * products at a time, of two rows of A with two of B, each summed as {@link #dot} sums it alone.
+     * when n is too narrow for the column kernels (a 3×3 filter's 9 taps, a dense layer's 10 classes). Eight dot
+     * products at a time (two rows of A with four of B), then four; an odd last column four rows at a time. Each
+     * is summed as {@link #dot} sums it alone, so the blocks do not change the result: they only keep enough
+     * independent sums going that the fused multiply-adds do not wait on each other (a lone dot product waits on
+     * each one's latency; conv1's ninth tap took as long as the other eight).
      */
     static void dots(
             int m,
@@ -766,12 +769,20 @@ final class Gemm {
         int i = 0;
         for (; i + 2 <= m; i += 2) {
             int j = 0;
+            for (; j + 4 <= n; j += 4) {
+                eightDots(k, alpha, a, aOff + i * k, b, bOff + j * k, beta, c, cOff + i * n + j, n);
+            }
             for (; j + 2 <= n; j += 2) {
                 fourDots(k, alpha, a, aOff + i * k, b, bOff + j * k, beta, c, cOff + i * n + j, n);
             }
-            for (; j < n; j++) {
-                set(c, cOff + i * n + j, alpha * dot(k, a, aOff + i * k, b, bOff + j * k), beta);
-                set(c, cOff + (i + 1) * n + j, alpha * dot(k, a, aOff + (i + 1) * k, b, bOff + j * k), beta);
+        }
+        if (n % 2 == 1) {
+            int last = n - 1, r = 0;
+            for (; r + 4 <= i; r += 4) {
+                fourRowsOneDot(k, alpha, a, aOff + r * k, b, bOff + last * k, beta, c, cOff + r * n + last, n);
+            }
+            for (; r < i; r++) {
+                set(c, cOff + r * n + last, alpha * dot(k, a, aOff + r * k, b, bOff + last * k), beta);
             }
         }
         for (; i < m; i++) {
@@ -779,6 +790,86 @@ final class Gemm {
                 set(c, cOff + i * n + j, alpha * dot(k, a, aOff + i * k, b, bOff + j * k), beta);
             }
         }
+    }
+
+    /**
+     * C[2 rows, 4 columns at c0] = alpha · the eight dot products of A's rows at a0, a0 + k with B's rows at b0 …
+     * b0 + 3k, + beta · C: six loads for eight fused multiply-adds, in eight independent sums.
+     */
+    private static void eightDots(
+            int k, float alpha, float[] a, int a0, float[] b, int b0, float beta, float[] c, int c0, int ldc) {
+        FloatVector s00 = FloatVector.zero(S), s01 = FloatVector.zero(S);
+        FloatVector s02 = FloatVector.zero(S), s03 = FloatVector.zero(S);
+        FloatVector s10 = FloatVector.zero(S), s11 = FloatVector.zero(S);
+        FloatVector s12 = FloatVector.zero(S), s13 = FloatVector.zero(S);
+        int a1 = a0 + k, b1 = b0 + k, b2 = b1 + k, b3 = b2 + k, p = 0;
+        for (; p + L <= k; p += L) {
+            FloatVector x0 = FloatVector.fromArray(S, a, a0 + p), x1 = FloatVector.fromArray(S, a, a1 + p);
+            FloatVector y0 = FloatVector.fromArray(S, b, b0 + p), y1 = FloatVector.fromArray(S, b, b1 + p);
+            FloatVector y2 = FloatVector.fromArray(S, b, b2 + p), y3 = FloatVector.fromArray(S, b, b3 + p);
+            s00 = x0.fma(y0, s00);
+            s01 = x0.fma(y1, s01);
+            s02 = x0.fma(y2, s02);
+            s03 = x0.fma(y3, s03);
+            s10 = x1.fma(y0, s10);
+            s11 = x1.fma(y1, s11);
+            s12 = x1.fma(y2, s12);
+            s13 = x1.fma(y3, s13);
+        }
+        float r00 = Vectors.sumLanes(s00), r01 = Vectors.sumLanes(s01);
+        float r02 = Vectors.sumLanes(s02), r03 = Vectors.sumLanes(s03);
+        float r10 = Vectors.sumLanes(s10), r11 = Vectors.sumLanes(s11);
+        float r12 = Vectors.sumLanes(s12), r13 = Vectors.sumLanes(s13);
+        for (; p < k; p++) {
+            float x0 = a[a0 + p], x1 = a[a1 + p];
+            r00 = Math.fma(x0, b[b0 + p], r00);
+            r01 = Math.fma(x0, b[b1 + p], r01);
+            r02 = Math.fma(x0, b[b2 + p], r02);
+            r03 = Math.fma(x0, b[b3 + p], r03);
+            r10 = Math.fma(x1, b[b0 + p], r10);
+            r11 = Math.fma(x1, b[b1 + p], r11);
+            r12 = Math.fma(x1, b[b2 + p], r12);
+            r13 = Math.fma(x1, b[b3 + p], r13);
+        }
+        set(c, c0, alpha * r00, beta);
+        set(c, c0 + 1, alpha * r01, beta);
+        set(c, c0 + 2, alpha * r02, beta);
+        set(c, c0 + 3, alpha * r03, beta);
+        set(c, c0 + ldc, alpha * r10, beta);
+        set(c, c0 + ldc + 1, alpha * r11, beta);
+        set(c, c0 + ldc + 2, alpha * r12, beta);
+        set(c, c0 + ldc + 3, alpha * r13, beta);
+    }
+
+    /**
+     * C[4 rows, the column at c0] = alpha · the dot products of A's rows at a0 … a0 + 3k with B's row at b0,
+     * + beta · C: an odd last column, in four independent sums.
+     */
+    private static void fourRowsOneDot(
+            int k, float alpha, float[] a, int a0, float[] b, int b0, float beta, float[] c, int c0, int ldc) {
+        FloatVector s0 = FloatVector.zero(S), s1 = FloatVector.zero(S);
+        FloatVector s2 = FloatVector.zero(S), s3 = FloatVector.zero(S);
+        int a1 = a0 + k, a2 = a1 + k, a3 = a2 + k, p = 0;
+        for (; p + L <= k; p += L) {
+            FloatVector y = FloatVector.fromArray(S, b, b0 + p);
+            s0 = FloatVector.fromArray(S, a, a0 + p).fma(y, s0);
+            s1 = FloatVector.fromArray(S, a, a1 + p).fma(y, s1);
+            s2 = FloatVector.fromArray(S, a, a2 + p).fma(y, s2);
+            s3 = FloatVector.fromArray(S, a, a3 + p).fma(y, s3);
+        }
+        float r0 = Vectors.sumLanes(s0), r1 = Vectors.sumLanes(s1);
+        float r2 = Vectors.sumLanes(s2), r3 = Vectors.sumLanes(s3);
+        for (; p < k; p++) {
+            float y = b[b0 + p];
+            r0 = Math.fma(a[a0 + p], y, r0);
+            r1 = Math.fma(a[a1 + p], y, r1);
+            r2 = Math.fma(a[a2 + p], y, r2);
+            r3 = Math.fma(a[a3 + p], y, r3);
+        }
+        set(c, c0, alpha * r0, beta);
+        set(c, c0 + ldc, alpha * r1, beta);
+        set(c, c0 + 2 * ldc, alpha * r2, beta);
+        set(c, c0 + 3 * ldc, alpha * r3, beta);
     }
 
     /**

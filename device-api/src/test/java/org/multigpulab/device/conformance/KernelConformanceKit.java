@@ -319,7 +319,7 @@ public abstract class KernelConformanceKit {
     }
 
     static Stream<Arguments> gemmCases() {
-        int[][] sizes = {{1, 1, 1}, {7, 5, 3}, {64, 10, 128}, {3, 800, 17}, {33, 65, 9}, {13, 200, 31}};
+        int[][] sizes = {{1, 1, 1}, {7, 5, 3}, {10, 7, 20}, {64, 10, 128}, {3, 800, 17}, {33, 65, 9}, {13, 200, 31}};
         Stream.Builder<Arguments> cases = Stream.builder();
         for (int[] s : sizes) {
             for (boolean ta : new boolean[] {false, true}) {
