@@ -39,7 +39,7 @@ final class LeNetKernels {
     static final ConvShape CONV2 = new ConvShape(BATCH, 20, 13, 13, 50, 5, 5);
     static final PoolShape POOL1 = new PoolShape(BATCH * 20, 26, 26, 2, 2);
     static final PoolShape POOL2 = new PoolShape(BATCH * 50, 9, 9, 2, 2);
-    static final BiasShape BIAS1 = new BiasShape(BATCH, 20, 26 * 26);
+    static final BiasShape BIAS1 = CONV1.bias();
 
     static Map<String, KernelOp.Call> on(Device d) {
         Random random = new Random(1);

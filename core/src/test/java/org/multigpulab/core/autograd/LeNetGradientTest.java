@@ -58,16 +58,10 @@ class LeNetGradientTest {
         ConvShape conv1 = new ConvShape(GradientCheck.BATCH, 1, 28, 28, 20, 3, 3),
                 conv2 = new ConvShape(GradientCheck.BATCH, 20, 13, 13, 50, 5, 5);
         double[] h1 = Reference.avgPoolForward(
-                Reference.reluForward(Reference.biasAdd(
-                        Reference.conv2dForward(x, w.get(0), conv1),
-                        w.get(1),
-                        new BiasShape(GradientCheck.BATCH, 20, 26 * 26))),
+                Reference.reluForward(Reference.conv2dBiasForward(x, w.get(0), w.get(1), conv1)),
                 new PoolShape(GradientCheck.BATCH * 20, 26, 26, 2, 2)); // [N, 20, 13, 13]
         double[] h2 = Reference.avgPoolForward(
-                Reference.reluForward(Reference.biasAdd(
-                        Reference.conv2dForward(h1, w.get(2), conv2),
-                        w.get(3),
-                        new BiasShape(GradientCheck.BATCH, 50, 9 * 9))),
+                Reference.reluForward(Reference.conv2dBiasForward(h1, w.get(2), w.get(3), conv2)),
                 new PoolShape(GradientCheck.BATCH * 50, 9, 9, 2, 2)); // [N, 800]
         double[] h3 = Reference.reluForward(Reference.biasAdd(
                 Reference.gemm(false, false, GradientCheck.BATCH, 128, 800, 1, h2, w.get(4), 0, null),

@@ -876,7 +876,7 @@ public abstract class KernelConformanceKit {
     void oneTrainingStepMatchesReferenceStep() {
         int batch = 3, classes = 3;
         ConvShape cs = new ConvShape(batch, 1, 6, 6, 2, 3, 3);
-        BiasShape convBias = new BiasShape(batch, 2, 16);
+        BiasShape convBias = cs.bias();
         PoolShape ps = new PoolShape(batch * 2, 4, 4, 2, 2);
         BiasShape denseBias = new BiasShape(batch, classes, 1);
         int features = 8;
