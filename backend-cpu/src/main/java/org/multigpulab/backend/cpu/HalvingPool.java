@@ -17,6 +17,12 @@ import jdk.incubator.vector.VectorSpecies;
  * steps, where conv1's rows took those and conv2's the masked ones, conv2's ReLU and pooling forward took 2.4 times as
  * long among a training step's kernels on AVX-512. Each sum is added in the general loops' order (top left, top
  * right, bottom left, bottom right), so both paths give the same bits.
+ *
+ * <p>No method here hands a vector to another of ours: each step is written out whole, with the Vector API's own
+ * methods alone, which C2 always inlines. With 8 logical GPUs C2 compiled {@link #forward} with the short rows
+ * inlined before their method had a profile, left its small helpers for the ReLU and the means out ("low call site
+ * frequency", "already compiled into a medium method"), and for the rest of the run every vector they took was
+ * boxed and blended by the Vector API's Java fallback: a twentieth of the run's samples.
  */
 final class HalvingPool {
 
@@ -39,7 +45,7 @@ final class HalvingPool {
 
     /**
      * y[out + i·ow + j] = the mean of x's 2×2 window at row 2i, column 2j of a plane {@code width} wide, where
-     * values at or below {@code floor} count as 0 ({@link #floored}).
+     * values at or below {@code floor} count as 0 ({@link #floored(float, float)}).
      */
     static void forward(float[] x, int in, int width, float floor, float[] y, int out, int oh, int ow) {
         if (ow < HALF) {
@@ -50,9 +56,15 @@ final class HalvingPool {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
             for (int j = 0; j < ow; j += HALF) {
                 int at = stepStart(j, ow);
-                FloatVector upper = floored(FloatVector.fromArray(S, x, top + 2 * at), floor);
-                FloatVector lower = floored(FloatVector.fromArray(S, x, bottom + 2 * at), floor);
-                means(upper, lower)
+                FloatVector upper = FloatVector.fromArray(S, x, top + 2 * at);
+                FloatVector lower = FloatVector.fromArray(S, x, bottom + 2 * at);
+                upper = upper.blend(0f, upper.compare(VectorOperators.LE, floor));
+                lower = lower.blend(0f, lower.compare(VectorOperators.LE, floor));
+                upper.rearrange(EVEN)
+                        .add(upper.rearrange(ODD))
+                        .add(lower.rearrange(EVEN))
+                        .add(lower.rearrange(ODD))
+                        .mul(0.25f)
                         .reinterpretShape(HALVES, 0)
                         .reinterpretAsFloats()
                         .intoArray(y, row + at);
@@ -66,9 +78,16 @@ final class HalvingPool {
         VectorMask<Float> inputs = S.indexInRange(0, 2 * ow), outputs = S.indexInRange(0, ow);
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width;
-            FloatVector upper = floored(FloatVector.fromArray(S, x, top, inputs), floor);
-            FloatVector lower = floored(FloatVector.fromArray(S, x, bottom, inputs), floor);
-            means(upper, lower).intoArray(y, out + i * ow, outputs);
+            FloatVector upper = FloatVector.fromArray(S, x, top, inputs);
+            FloatVector lower = FloatVector.fromArray(S, x, bottom, inputs);
+            upper = upper.blend(0f, upper.compare(VectorOperators.LE, floor));
+            lower = lower.blend(0f, lower.compare(VectorOperators.LE, floor));
+            upper.rearrange(EVEN)
+                    .add(upper.rearrange(ODD))
+                    .add(lower.rearrange(EVEN))
+                    .add(lower.rearrange(ODD))
+                    .mul(0.25f)
+                    .intoArray(y, out + i * ow, outputs);
         }
     }
 
@@ -81,29 +100,13 @@ final class HalvingPool {
     }
 
     /**
-     * {@code v} with lanes at or below {@code floor} set to 0: with a floor of NaN, which no value is at or below,
-     * {@code v} as it is; with 0, its ReLU as {@link Vectors#relu} makes it (a NaN stays, −0 becomes 0). A compare
-     * and a blend: Java's {@code max}, which must order −0 below 0, takes several instructions more.
+     * {@code v}, or 0 where it is at or below {@code floor}: with a floor of NaN, which no value is at or below,
+     * {@code v} as it is; with 0, its ReLU as {@link Vectors#relu} makes it (a NaN stays, −0 becomes 0). The vector
+     * steps do the same with a compare and a blend: Java's {@code max}, which must order −0 below 0, takes several
+     * instructions more.
      */
-    private static FloatVector floored(FloatVector v, float floor) {
-        return v.blend(0f, v.compare(VectorOperators.LE, floor));
-    }
-
-    /** {@link #floored(FloatVector, float)} of one value. */
     static float floored(float v, float floor) {
         return v <= floor ? 0f : v;
-    }
-
-    /**
-     * The means of the 2×2 windows whose rows are {@code upper} and {@code lower}, in the lower half of a vector,
-     * each summed top left, top right, bottom left, bottom right.
-     */
-    private static FloatVector means(FloatVector upper, FloatVector lower) {
-        return upper.rearrange(EVEN)
-                .add(upper.rearrange(ODD))
-                .add(lower.rearrange(EVEN))
-                .add(lower.rearrange(ODD))
-                .mul(0.25f);
     }
 
     /**
@@ -119,7 +122,11 @@ final class HalvingPool {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
             for (int j = 0; j < ow; j += HALF) {
                 int at = stepStart(j, ow);
-                FloatVector g = spreadStep(dy, row + at);
+                FloatVector g = FloatVector.fromArray(HALVES, dy, row + at)
+                        .reinterpretShape(S, 0)
+                        .reinterpretAsFloats()
+                        .mul(0.25f)
+                        .rearrange(TWICE);
                 g.intoArray(dx, top + 2 * at);
                 g.intoArray(dx, bottom + 2 * at);
             }
@@ -131,27 +138,12 @@ final class HalvingPool {
         VectorMask<Float> inputs = S.indexInRange(0, 2 * ow), outputs = S.indexInRange(0, ow);
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width;
-            FloatVector g = spread(dy, out + i * ow, outputs);
+            FloatVector g = FloatVector.fromArray(S, dy, out + i * ow, outputs)
+                    .mul(0.25f)
+                    .rearrange(TWICE);
             g.intoArray(dx, top, inputs);
             g.intoArray(dx, bottom, inputs);
         }
-    }
-
-    /** A quarter of each of the outputs' gradients at {@code dy[at]} in {@code outputs}, each in two lanes in a row. */
-    private static FloatVector spread(float[] dy, int at, VectorMask<Float> outputs) {
-        return FloatVector.fromArray(S, dy, at, outputs).mul(0.25f).rearrange(TWICE);
-    }
-
-    /**
-     * {@link #spread} of a whole step's outputs, read as a plain half-width vector: 0.92 of the time of the masked
-     * read on AMD's Zen 3 with AVX2 (ReLU and pooling backward).
-     */
-    private static FloatVector spreadStep(float[] dy, int at) {
-        return FloatVector.fromArray(HALVES, dy, at)
-                .reinterpretShape(S, 0)
-                .reinterpretAsFloats()
-                .mul(0.25f)
-                .rearrange(TWICE);
     }
 
     /**
@@ -170,7 +162,11 @@ final class HalvingPool {
             int top = 2 * i * width, bottom = top + width, row = out + i * ow;
             for (int j = 0; j < ow; j += HALF) {
                 int at = stepStart(j, ow);
-                FloatVector g = spreadStep(dy, row + at);
+                FloatVector g = FloatVector.fromArray(HALVES, dy, row + at)
+                        .reinterpretShape(S, 0)
+                        .reinterpretAsFloats()
+                        .mul(0.25f)
+                        .rearrange(TWICE);
                 int t = top + 2 * at, b = bottom + 2 * at;
                 zero.blend(g, FloatVector.fromArray(S, x, xIn + t).compare(VectorOperators.GT, 0f))
                         .intoArray(dx, in + t);
@@ -187,7 +183,9 @@ final class HalvingPool {
         VectorMask<Float> inputs = S.indexInRange(0, 2 * ow), outputs = S.indexInRange(0, ow);
         for (int i = 0; i < oh; i++) {
             int t = 2 * i * width, b = t + width;
-            FloatVector g = spread(dy, out + i * ow, outputs);
+            FloatVector g = FloatVector.fromArray(S, dy, out + i * ow, outputs)
+                    .mul(0.25f)
+                    .rearrange(TWICE);
             zero.blend(g, FloatVector.fromArray(S, x, xIn + t, inputs).compare(VectorOperators.GT, 0f))
                     .intoArray(dx, in + t, inputs);
             zero.blend(g, FloatVector.fromArray(S, x, xIn + b, inputs).compare(VectorOperators.GT, 0f))
