@@ -1,5 +1,7 @@
 package org.multigpulab.device;
 
+import java.util.List;
+
 /**
  * The gate in front of a backend's own kernels: checks that every buffer belongs to the device and is long
  * enough for the shape, times the call and tells an observer its FLOPs and bytes, for every op at once from its
@@ -29,6 +31,23 @@ public final class InstrumentedKernels extends KernelOp.Wrapper {
         long start = System.nanoTime();
         call.launch(raw);
         observer.onKernel(call, System.nanoTime() - start);
+    }
+
+    /**
+     * Checks every call of every stream first, so that a wrong buffer stops the launch before anything runs;
+     * then hands the streams to the backend, each call's time told to the stream's observer and to this gate's.
+     */
+    @Override
+    public void launchStreams(List<KernelStream> streams) {
+        for (KernelStream stream : streams) {
+            for (KernelOp.Call call : stream.calls()) {
+                KernelOp op = call.op();
+                for (int i = 0; i < op.args().size(); i++) {
+                    check(op, op.args().get(i).role(), stream.map().apply(call.buffer(i)), call.needed(i));
+                }
+            }
+        }
+        raw.launchStreams(streams.stream().map(s -> s.alsoTelling(observer)).toList());
     }
 
     private void check(KernelOp op, String role, Buffer buffer, long needed) {

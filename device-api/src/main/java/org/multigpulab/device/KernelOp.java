@@ -75,8 +75,9 @@ public enum KernelOp {
     }
 
     /**
-     * One call of an op with its arguments: a value, made per launch by {@link Wrapper} (so it must not be kept
-     * past the call: it holds the buffers). Buffer {@code i} is the {@code i}-th of {@link KernelOp#args()}.
+     * One call of an op with its arguments: a value, made per launch by {@link Wrapper}. It holds the buffers,
+     * so it is kept no longer than until it has run ({@code sim} queues it until then). Buffer {@code i} is the
+     * {@code i}-th of {@link KernelOp#args()}.
      */
     public sealed interface Call {
 

@@ -1,5 +1,7 @@
 package org.multigpulab.device;
 
+import java.util.List;
+
 /**
  * The operations a device runs: cuDNN-style forward and backward steps of the seed's LeNet plus a few
  * BLAS-1 helpers. All tensors are dense, row-major float32 in {@link Buffer}s of the device; a buffer may be
@@ -108,4 +110,20 @@ public interface Kernels {
      * {@code labels} (the first maximum wins a tie, as in {@code torch.argmax}).
      */
     void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes);
+
+    // Several streams at once.
+
+    /**
+     * Makes the calls of each stream in the stream's order. No buffer one stream writes is read or written by
+     * another, so a backend may run the streams at the same time ({@code cpu} spreads them over its cores, each
+     * on one thread); every call gives the bits it gives alone. By default the streams run one after another.
+     * Each call's time is told to its stream's observer on the calling thread; where streams ran at once, it is
+     * the call's share of the wall time they took together (its own time, scaled so that all calls add up to
+     * that wall time), so that the seconds of all streams add up to the device's, as they do one after another.
+     */
+    default void launchStreams(List<KernelStream> streams) {
+        for (KernelStream stream : streams) {
+            stream.launch(this);
+        }
+    }
 }

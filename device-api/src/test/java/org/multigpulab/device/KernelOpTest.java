@@ -209,6 +209,35 @@ class KernelOpTest {
         assertEquals(List.of("add 8"), counted);
     }
 
+    @Test
+    void theGateChecksEveryStreamBeforeAnyRunsAndTellsBothObservers() {
+        List<String> ran = new ArrayList<>(), counted = new ArrayList<>(), toldStream = new ArrayList<>();
+        Kernels gate = new InstrumentedKernels(
+                HERE,
+                new KernelOp.Wrapper() {
+                    @Override
+                    protected void call(KernelOp.Call call) {
+                        ran.add(call.op().kernelName());
+                    }
+                },
+                (call, nanos) -> counted.add(call.op().kernelName()));
+        Buffer mine = buffer(HERE, 8), theirs = buffer(THERE, 8);
+        KernelObserver stream = (call, nanos) -> toldStream.add(call.op().kernelName());
+        KernelStream good = new KernelStream(
+                List.of(new KernelOp.Fill(1f, mine, 8), new KernelOp.Scale(2f, mine, 8)), b -> b, stream);
+        KernelStream bad = new KernelStream(List.of(new KernelOp.ReluForward(mine, theirs, 8)), b -> b, stream);
+
+        DeviceException e = assertThrows(DeviceException.class, () -> gate.launchStreams(List.of(good, bad)));
+        assertEquals("relu_forward on sim:0 was given y that lives on sim:1; copy it to sim:0 first", e.getMessage());
+        assertTrue(ran.isEmpty() && counted.isEmpty(), "nothing ran before the bad stream was found: " + ran);
+
+        KernelStream mapped = new KernelStream(List.of(new KernelOp.Fill(0f, theirs, 8)), b -> mine, stream);
+        gate.launchStreams(List.of(good, mapped));
+        assertEquals(List.of("fill", "scale", "fill"), ran, "each stream in its order, buffers mapped first");
+        assertEquals(ran, counted);
+        assertEquals(ran, toldStream);
+    }
+
     private static Device device(String id) {
         DeviceId parsed = DeviceId.parse(id);
         return (Device) Proxy.newProxyInstance(

@@ -4,6 +4,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
 
 /**
  * Splits a loop over {@code [0, total)} into contiguous chunks, one per core or a few per core for a large loop,
@@ -61,7 +62,7 @@ final class Parallel {
      * per-chunk partial sums size them with it.
      */
     static int chunks(int total, long flops) {
-        int cores = TEAM.helpers.length + 1;
+        int cores = cores();
         if (flops < MIN_PARALLEL_FLOPS || cores == 1) {
             return 1;
         }
@@ -84,6 +85,24 @@ final class Parallel {
                 body.run(c, from(total, c, chunks), from(total, c + 1, chunks));
             }
         }
+    }
+
+    /**
+     * Runs {@code body.accept(i)} for every {@code i} in {@code [0, count)}, each a chunk of its own, claimed by
+     * whichever thread of the team is free; loops started inside run on their thread alone.
+     */
+    static void forEach(int count, IntConsumer body) {
+        RangeBody each = (chunk, from, to) -> body.accept(chunk);
+        if (count <= 1 || !TEAM.run(new Loop(each, count, count))) {
+            for (int i = 0; i < count; i++) {
+                body.accept(i);
+            }
+        }
+    }
+
+    /** The cores the team runs on: its helpers and the calling thread. */
+    static int cores() {
+        return TEAM.helpers.length + 1;
     }
 
     private static int from(int total, int chunk, int chunks) {

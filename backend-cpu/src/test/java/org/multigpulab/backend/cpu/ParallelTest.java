@@ -46,6 +46,26 @@ class ParallelTest {
     }
 
     @Test
+    void forEachRunsEveryIndexOnceWithItsLoopsInTheirUsualChunks() {
+        int total = 10_000, chunks = Parallel.chunks(total, LARGE);
+        for (int count : new int[] {1, 2, 3, 8}) {
+            AtomicIntegerArray runs = new AtomicIntegerArray(count);
+            int[][] seen = new int[count][chunks];
+            Parallel.forEach(count, i -> {
+                runs.incrementAndGet(i);
+                Parallel.forRange(total, LARGE, (chunk, from, to) -> seen[i][chunk] = to - from);
+            });
+            for (int i = 0; i < count; i++) {
+                assertEquals(1, runs.get(i), "index " + i + " of " + count);
+                for (int c = 0; c < chunks; c++) {
+                    int expected = (int) ((long) total * (c + 1) / chunks - (long) total * c / chunks);
+                    assertEquals(expected, seen[i][c], "chunk " + c + " of the loop inside index " + i);
+                }
+            }
+        }
+    }
+
+    @Test
     void aLargeLoopIsCutInSeveralChunksPerCoreASmallOneIsNot() {
         int cores = Runtime.getRuntime().availableProcessors();
         assertEquals(1, Parallel.chunks(1000, 1000), "a loop too small to share");

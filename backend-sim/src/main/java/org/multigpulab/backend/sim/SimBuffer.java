@@ -48,6 +48,7 @@ final class SimBuffer extends BufferBase {
     @Override
     protected void free() {
         if (physical != null) {
+            device.freeing(this);
             physical.close();
         }
         device.freed(this);

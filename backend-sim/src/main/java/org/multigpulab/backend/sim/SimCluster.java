@@ -3,6 +3,8 @@ package org.multigpulab.backend.sim;
 import java.util.ArrayList;
 import java.util.List;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.KernelStream;
 import org.multigpulab.device.Timeline;
 
 /**
@@ -15,6 +17,9 @@ final class SimCluster {
     private final Device physical;
     private final SimTimeline timeline;
     private final List<SimDevice> devices = new ArrayList<>();
+    /** Each logical GPU's calls not yet run on the physical device, in the order they were made. */
+    private final List<List<KernelOp.Call>> queued = new ArrayList<>();
+
     private int open;
 
     /**
@@ -33,6 +38,7 @@ final class SimCluster {
         this.timeline = new SimTimeline(this, profiles, topology, nic, hostModel, trace, calibration);
         for (int i = 0; i < profiles.size(); i++) {
             devices.add(new SimDevice(this, i, profiles.get(i).memoryBytes()));
+            queued.add(new ArrayList<>());
         }
         this.open = profiles.size();
     }
@@ -53,7 +59,33 @@ final class SimCluster {
         return devices.get(index);
     }
 
+    /** Queues {@code call} of logical GPU {@code device} (its buffers the logical ones) for the physical device. */
+    void queue(int device, KernelOp.Call call) {
+        queued.get(device).add(call);
+    }
+
+    /**
+     * Runs every logical GPU's queued calls on the physical device, a stream per GPU, and empties the queues
+     * (also when a call fails, whose error is then thrown here). Each call's wall time goes to its GPU's stats.
+     * Nothing to do in time-only mode, where nothing is queued.
+     */
+    void runQueued() {
+        List<KernelStream> streams = new ArrayList<>();
+        for (int d = 0; d < queued.size(); d++) {
+            if (!queued.get(d).isEmpty()) {
+                streams.add(new KernelStream(
+                        queued.get(d), SimKernels::underneath, devices.get(d).counter()));
+                queued.get(d).clear();
+            }
+        }
+        if (!streams.isEmpty()) {
+            physical.kernels().launchStreams(streams);
+        }
+    }
+
     void closed(SimDevice device) {
+        // what it queued can no longer be read
+        queued.get(device.index()).clear();
         if (--open == 0 && physical != null) {
             physical.close();
         }

@@ -11,6 +11,7 @@ import org.multigpulab.device.DeviceId;
 import org.multigpulab.device.DeviceInfo;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.InstrumentedKernels;
+import org.multigpulab.device.KernelObserver;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.StatsCounter;
 import org.multigpulab.device.Timeline;
@@ -42,11 +43,19 @@ final class SimDevice implements Device {
                                 ? ", time only"
                                 : " on " + cluster.physical().id()),
                 capacityBytes);
-        Kernels physical =
-                cluster.physical() == null ? null : cluster.physical().kernels();
-        this.kernels = new InstrumentedKernels(this, new SimKernels(physical, cluster.timeline(), index, false), stats);
-        this.commKernels =
-                new InstrumentedKernels(this, new SimKernels(physical, cluster.timeline(), index, true), stats);
+        // the gate only checks: a call is counted when it runs (SimCluster#runQueued), or at once in time-only mode
+        KernelObserver countedLater = (call, nanos) -> {};
+        this.kernels = new InstrumentedKernels(this, new SimKernels(cluster, index, false, stats), countedLater);
+        this.commKernels = new InstrumentedKernels(this, new SimKernels(cluster, index, true, stats), countedLater);
+    }
+
+    int index() {
+        return index;
+    }
+
+    /** Where the cluster counts this GPU's calls as they run. */
+    StatsCounter counter() {
+        return stats;
     }
 
     @Override
@@ -68,6 +77,11 @@ final class SimDevice implements Device {
         return new SimBuffer(this, physical, length, true, new Hazards(), 0);
     }
 
+    /** Before {@code buffer}'s memory underneath is freed: the calls queued so far may still use it. */
+    void freeing(SimBuffer buffer) {
+        cluster.runQueued();
+    }
+
     void freed(SimBuffer buffer) {
         stats.freed((long) buffer.length() * Float.BYTES);
     }
@@ -80,6 +94,7 @@ final class SimDevice implements Device {
     public void upload(float[] src, int srcOffset, Buffer dst) {
         SimBuffer d = own(dst, "the upload target");
         if (d.physical != null) {
+            cluster.runQueued();
             cluster.physical().upload(src, srcOffset, d.physical);
         }
         long bytes = (long) d.length() * Float.BYTES;
@@ -91,6 +106,7 @@ final class SimDevice implements Device {
     public void download(Buffer src, float[] dst, int dstOffset) {
         SimBuffer s = own(src, "the download source");
         if (s.physical != null) {
+            cluster.runQueued();
             cluster.physical().download(s.physical, dst, dstOffset);
         }
         long bytes = (long) s.length() * Float.BYTES;
@@ -103,6 +119,7 @@ final class SimDevice implements Device {
         SimBuffer d = own(dst, "the copy target");
         BufferBase.checkSameLength(src, dst);
         long bytes = (long) d.length() * Float.BYTES;
+        cluster.runQueued();
         if (src instanceof SimBuffer s && s.device() instanceof SimDevice sender && sender.cluster == cluster) {
             if (d.physical != null) {
                 cluster.physical().copyFromPeer(s.physical, d.physical);
@@ -110,7 +127,10 @@ final class SimDevice implements Device {
             sender.stats.sentToPeer(bytes);
             cluster.timeline().peerCopy(sender.index, index, bytes, s, d);
         } else {
-            // a device outside this cluster: its data comes through the host
+            // a device outside this cluster: its data comes through the host, once that device's calls have run
+            if (src instanceof SimBuffer s && s.device() instanceof SimDevice other) {
+                other.cluster.runQueued();
+            }
             if (d.physical == null) {
                 throw new DeviceException("a time-only " + id() + " cannot take data from "
                         + src.device().id());
@@ -134,6 +154,7 @@ final class SimDevice implements Device {
     @Override
     public void synchronize() {
         if (cluster.physical() != null) {
+            cluster.runQueued();
             cluster.physical().synchronize();
         }
         cluster.timeline().synchronize(index);
@@ -141,6 +162,7 @@ final class SimDevice implements Device {
 
     @Override
     public DeviceStats stats() {
+        cluster.runQueued(); // so that every call made so far is counted
         return stats.snapshot();
     }
 

@@ -39,6 +39,37 @@ class SimBackendTest {
         assertTrue(e.getMessage().contains("sim:1") && e.getMessage().contains("sim:0"), e.getMessage());
     }
 
+    /**
+     * Kernels run on the physical device later than they are called, all GPUs' queues at once: whatever reads
+     * or overwrites their buffers from outside (a download, a peer copy, an upload) sees them run first, in each
+     * GPU's order, and the stats count them.
+     */
+    @Test
+    void queuedCallsRunBeforeTheirBuffersAreReadOverwrittenOrFreed() {
+        List<Device> devices = Backends.open("sim", DeviceRequest.of(4));
+        List<Buffer> xs = new ArrayList<>(), ys = new ArrayList<>();
+        for (int d = 0; d < devices.size(); d++) {
+            Device device = devices.get(d);
+            xs.add(device.upload(new float[] {d + 1, d + 1, d + 1}));
+            ys.add(device.allocate(3));
+            device.kernels().fill(0f, ys.get(d), 3);
+            device.kernels().axpy(1f, xs.get(d), ys.get(d), 3); // y = x, x read while queued
+        }
+        long launched = devices.get(2).stats().kernelLaunches();
+        assertEquals(2, launched, "the stats count the calls queued so far");
+        for (int d = 0; d < devices.size(); d++) {
+            devices.get(d).upload(new float[] {-9, -9, -9}, 0, xs.get(d)); // x overwritten after y = x
+            devices.get(d).kernels().scale(2f, ys.get(d), 3);
+        }
+        Buffer copied = devices.get(0).allocate(3);
+        devices.get(0).copyFromPeer(ys.get(3), copied);
+        assertArrayEquals(new float[] {8, 8, 8}, devices.get(0).download(copied), "a peer copy of a queued result");
+        for (int d = 0; d < devices.size(); d++) {
+            float v = 2 * (d + 1);
+            assertArrayEquals(new float[] {v, v, v}, devices.get(d).download(ys.get(d)), "sim:" + d);
+        }
+    }
+
     @Test
     void timeOnlyGpusComputeNothingButKeepTimeAndCapacity() {
         List<Device> timeOnly = Backends.open("sim", new DeviceRequest(2, Map.of("compute", "off", "memory-mb", "1")));

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -31,6 +32,8 @@ import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceStats;
+import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.KernelStream;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 import org.opentest4j.TestAbortedException;
@@ -722,6 +725,59 @@ public abstract class KernelConformanceKit {
         }
         assertArrayEquals(firstDw, down(dw, conv.filterLength()), "conv2d_backward_filter, call 3,000 against call 1");
         assertArrayEquals(firstDb, down(db, bias.channels()), "bias_add_backward, call 3,000 against call 1");
+    }
+
+    /**
+     * Streams of a step's calls (conv2's shape at a batch large enough to split over cores, a filter gradient
+     * summed per chunk, ReLU and pooling, a bias gradient), each on buffers of its own, give the bits the same
+     * calls give one after another, whatever the backend runs at once; each stream's observer is told its calls
+     * in order.
+     */
+    @ParameterizedTest(name = "{0} streams")
+    @ValueSource(ints = {1, 2, 3, 4, 8})
+    void streamsGiveTheBitsOfTheirCallsOneAfterAnother(int count) {
+        ConvShape conv = new ConvShape(4, 20, 13, 13, 50, 5, 5);
+        PoolShape pool = new PoolShape(4 * 50, 9, 9, 2, 2);
+        List<List<KernelOp.Call>> alone = new ArrayList<>(), together = new ArrayList<>();
+        List<List<Buffer>> aloneOut = new ArrayList<>(), togetherOut = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            float[] x = randomFloats(conv.inputLength()), w = randomFloats(conv.filterLength());
+            float[] b = randomFloats(conv.outChannels()), dy = randomFloats(conv.outputLength());
+            for (List<List<KernelOp.Call>> calls : List.of(alone, together)) {
+                Buffer xb = up(x), wb = up(w), bb = up(b), dyb = up(dy);
+                Buffer y = out(conv.outputLength()), pooled = out(pool.outputLength());
+                Buffer dw = out(conv.filterLength()), db = out(conv.outChannels());
+                calls.add(List.of(
+                        new KernelOp.Conv2dBiasForward(xb, wb, bb, y, conv),
+                        new KernelOp.ReluAvgPoolForward(y, pooled, pool),
+                        new KernelOp.Conv2dBackwardFilter(xb, dyb, dw, conv),
+                        new KernelOp.BiasAddBackward(dyb, db, conv.bias())));
+                (calls == alone ? aloneOut : togetherOut).add(List.of(y, pooled, dw, db));
+            }
+        }
+        alone.forEach(calls -> calls.forEach(call -> call.launch(k)));
+        List<List<String>> told = new ArrayList<>();
+        List<KernelStream> streams = new ArrayList<>();
+        for (List<KernelOp.Call> calls : together) {
+            List<String> names = new ArrayList<>();
+            told.add(names);
+            streams.add(new KernelStream(calls, UnaryOperator.identity(), (call, nanos) -> {
+                assertTrue(nanos >= 0, "a call's time: " + nanos + " ns");
+                names.add(call.op().kernelName());
+            }));
+        }
+        k.launchStreams(streams);
+        int[] lengths = {conv.outputLength(), pool.outputLength(), conv.filterLength(), conv.outChannels()};
+        for (int i = 0; i < count; i++) {
+            assertEquals(together.get(i).stream().map(c -> c.op().kernelName()).toList(), told.get(i), "stream " + i);
+            for (int j = 0; j < lengths.length; j++) {
+                String what = together.get(i).get(j).op().kernelName() + " of stream " + i + " of " + count;
+                assertExact(
+                        down(aloneOut.get(i).get(j), lengths[j]),
+                        down(togetherOut.get(i).get(j), lengths[j]),
+                        what);
+            }
+        }
     }
 
     private static float[] narrow(double[] values) {
