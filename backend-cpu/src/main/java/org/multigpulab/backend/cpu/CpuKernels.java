@@ -41,10 +41,11 @@ final class CpuKernels implements Kernels {
     /**
      * Streams as many as the cores, or a multiple of them, run at once, one thread each: a loop inside a call
      * then runs its chunks on that thread alone, the same chunks, so every call gives the bits it gives alone.
-     * 8 logical GPUs' shards of 32 run as a batch of 256 does, a core's whole calls at a time, rather than each
-     * small call split over the cores (conv2's three kernels, 8 shards over the 2 cores against one after
-     * another: 0.96, 0.89, 0.95 of the time; `BatchExperiment` in the performance log). Other counts would leave
-     * a core idle at the end, so they run one after another, each call over every core.
+     * 8 logical GPUs' shards of 32 then run as a batch of 256 does, a core's whole calls at a time, rather than
+     * each small call split over the cores, with a wait at its end (conv2's three kernels, 8 shards over the 2
+     * cores against one after another: 0.96, 0.89 and 0.95 of the time; a training step of 8 logical GPUs 0.93
+     * to 0.95: `docs/performance-log.md`). Other counts would leave a core idle at the end, so they run one
+     * after another, each call over every core.
      */
     @Override
     public void launchStreams(List<KernelStream> streams) {
