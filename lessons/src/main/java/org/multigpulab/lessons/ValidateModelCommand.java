@@ -278,8 +278,9 @@ final class ValidateModelCommand implements Callable<Integer> {
         }
         out.printf(
                 Locale.ROOT,
-                "%nseveral logical GPUs on one device (%s, batch %d): they run one after another here, side by side in"
-                        + " the model, so the epochs differ; their work, added over the devices, is comparable%n",
+                "%nseveral logical GPUs on one device (%s, batch %d): they share the one device here (at most one per"
+                        + " core at a time), side by side in the model, so the epochs differ; their work, added over the"
+                        + " devices, is comparable%n",
                 model.name(),
                 SEVERAL_BATCH);
         for (String p : usable) {

@@ -18,9 +18,9 @@ import org.multigpulab.device.DeviceRequest;
  * Backend {@code sim}: N logical GPUs {@code sim:0 … sim:N-1} over one physical device of any other backend,
  * found by name at run time (option {@code physical}, default {@code cpu}). As the notebook's Colab note
  * says, one device stands in for several: each logical GPU has its own buffers and capacity, and its kernels
- * run one after another on the physical device, while a cost model times them as the GPUs of a profile
- * (option {@code profile}, default {@code t4}) on an interconnect (option {@code topology}, default the
- * profile's own) would take. Option {@code memory-mb} overrides the profile's capacity; {@code trace=on}
+ * run on the physical device as a stream ({@link SimCluster} says when), while a cost model times them as the
+ * GPUs of a profile (option {@code profile}, default {@code t4}) on an interconnect (option {@code topology},
+ * default the profile's own) would take. Option {@code memory-mb} overrides the profile's capacity; {@code trace=on}
  * records every kernel and copy for a trace file; {@code nic} is the network card between nodes when the GPUs
  * are one node of several (default the DGX's for the profile); {@code compute=off} opens time-only GPUs, which
  * hold no data and compute nothing, while every call still advances their simulated time as it would;

@@ -23,9 +23,10 @@ import org.multigpulab.device.Timeline;
 /**
  * The cost model checked against the one clock it can be checked against everywhere: logical GPUs timed as the
  * physical device itself ({@code --profile host}), whose simulated epoch should be the epoch measured on the
- * wall. One logical GPU is comparable directly. Several logical GPUs run one after another on the one device
- * while the model has them side by side, so their simulated epoch is not the wall's; what is comparable there is
- * the work: the devices' simulated busy time added up against the measured time of their kernels added up.
+ * wall. One logical GPU is comparable directly. Several logical GPUs share the one device (at most one per core at
+ * a time) while the model has them side by side, so their simulated epoch is not the wall's; what is comparable
+ * there is the work: the devices' simulated busy time added up against the measured time of their kernels added
+ * up (a call that ran beside others counts its share of their wall time).
  */
 public final class ModelValidation {
 
