@@ -45,7 +45,7 @@ class SimBackendTest {
      * GPU's order, and the stats count them.
      */
     @Test
-    void queuedCallsRunBeforeTheirBuffersAreReadOverwrittenOrFreed() {
+    void queuedCallsRunBeforeTheirBuffersAreReadOrOverwritten() {
         List<Device> devices = Backends.open("sim", DeviceRequest.of(4));
         List<Buffer> xs = new ArrayList<>(), ys = new ArrayList<>();
         for (int d = 0; d < devices.size(); d++) {
