@@ -1,6 +1,7 @@
 package org.multigpulab.device;
 
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The gate in front of a backend's own kernels: checks that every buffer belongs to the device and is long
@@ -24,10 +25,7 @@ public final class InstrumentedKernels extends KernelOp.Wrapper {
 
     @Override
     protected void call(KernelOp.Call call) {
-        KernelOp op = call.op();
-        for (int i = 0; i < op.args().size(); i++) {
-            check(op, op.args().get(i).role(), call.buffer(i), call.needed(i));
-        }
+        check(call, UnaryOperator.identity());
         long start = System.nanoTime();
         call.launch(raw);
         observer.onKernel(call, System.nanoTime() - start);
@@ -41,13 +39,18 @@ public final class InstrumentedKernels extends KernelOp.Wrapper {
     public void launchStreams(List<KernelStream> streams) {
         for (KernelStream stream : streams) {
             for (KernelOp.Call call : stream.calls()) {
-                KernelOp op = call.op();
-                for (int i = 0; i < op.args().size(); i++) {
-                    check(op, op.args().get(i).role(), stream.map().apply(call.buffer(i)), call.needed(i));
-                }
+                check(call, stream.map());
             }
         }
         raw.launchStreams(streams.stream().map(s -> s.alsoTelling(observer)).toList());
+    }
+
+    /** Checks each buffer of {@code call}, as {@code map} gives it, against the shape. */
+    private void check(KernelOp.Call call, UnaryOperator<Buffer> map) {
+        KernelOp op = call.op();
+        for (int i = 0; i < op.args().size(); i++) {
+            check(op, op.args().get(i).role(), map.apply(call.buffer(i)), call.needed(i));
+        }
     }
 
     private void check(KernelOp op, String role, Buffer buffer, long needed) {
