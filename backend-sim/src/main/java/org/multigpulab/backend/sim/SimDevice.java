@@ -43,10 +43,10 @@ final class SimDevice implements Device {
                                 ? ", time only"
                                 : " on " + cluster.physical().id()),
                 capacityBytes);
-        // the gate only checks: a call is counted when it runs (SimCluster#runQueued), or at once in time-only mode
-        KernelObserver countedLater = (call, nanos) -> {};
-        this.kernels = new InstrumentedKernels(this, new SimKernels(cluster, index, false, stats), countedLater);
-        this.commKernels = new InstrumentedKernels(this, new SimKernels(cluster, index, true, stats), countedLater);
+        // with a physical device a call is counted when it runs there (SimCluster#runQueued), not by the gate
+        KernelObserver counted = cluster.physical() == null ? stats : (call, nanos) -> {};
+        this.kernels = new InstrumentedKernels(this, new SimKernels(cluster, index, false), counted);
+        this.commKernels = new InstrumentedKernels(this, new SimKernels(cluster, index, true), counted);
     }
 
     int index() {
