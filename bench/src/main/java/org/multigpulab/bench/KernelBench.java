@@ -61,6 +61,8 @@ public class KernelBench {
         "pool2_backward",
         "relu_pool1_forward",
         "relu_pool1_backward",
+        "layer1_forward",
+        "layer1_backward",
         "relu_pool2_forward",
         "relu_pool2_backward",
         "sgd_w3_axpy"

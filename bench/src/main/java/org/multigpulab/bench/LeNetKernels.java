@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Random;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.ConvPoolShape;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelOp;
@@ -16,6 +17,8 @@ import org.multigpulab.device.KernelOp.BiasAddBackward;
 import org.multigpulab.device.KernelOp.Conv2dBackwardData;
 import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
 import org.multigpulab.device.KernelOp.Conv2dBiasForward;
+import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolForward;
 import org.multigpulab.device.KernelOp.Conv2dForward;
 import org.multigpulab.device.KernelOp.Gemm;
 import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
@@ -84,6 +87,11 @@ final class LeNetKernels {
         calls.put("relu_pool1_backward", new ReluAvgPoolBackward(y1, p1, tmp1, POOL1));
         calls.put("relu_pool2_forward", new ReluAvgPoolForward(y2, f, POOL2));
         calls.put("relu_pool2_backward", new ReluAvgPoolBackward(y2, f, tmp1.slice(0, POOL2.inputLength()), POOL2));
+        // the first layer in one op each way, as training runs it
+        ConvPoolShape layer1 = new ConvPoolShape(CONV1, 2, 2);
+        Buffer b1Grad = random(d, 20, random), w1Grad = random(d, CONV1.filterLength(), random);
+        calls.put("layer1_forward", new Conv2dBiasReluAvgPoolForward(x1, w1, b1, p1, layer1));
+        calls.put("layer1_backward", new Conv2dBiasReluAvgPoolBackward(x1, w1, b1, p1, w1Grad, b1Grad, layer1));
         calls.put("sgd_w3_axpy", new Axpy(-1e-6f, h.slice(0, 128 * 128), w3.slice(0, 128 * 128), 128 * 128));
         return calls;
     }

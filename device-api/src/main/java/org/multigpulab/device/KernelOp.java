@@ -31,6 +31,8 @@ public enum KernelOp {
     CONV2D_BIAS_FORWARD(reads("x"), reads("w"), reads("b"), writes("y")),
     RELU_AVG_POOL_FORWARD(reads("x"), writes("y")),
     RELU_AVG_POOL_BACKWARD(reads("x"), reads("dy"), writes("dx")),
+    CONV2D_BIAS_RELU_AVG_POOL_FORWARD(reads("x"), reads("w"), reads("b"), writes("y")),
+    CONV2D_BIAS_RELU_AVG_POOL_BACKWARD(reads("x"), reads("w"), reads("b"), reads("dy"), writes("dw"), writes("db")),
     /** Reads {@code c} only when {@code beta ≠ 0} (see {@link Gemm#reads}). */
     GEMM(reads("a"), reads("b"), updates("c")),
     SOFTMAX_XENT_FORWARD(reads("logits"), reads("labels"), writes("loss")),
@@ -487,6 +489,92 @@ public enum KernelOp {
         }
     }
 
+    public record Conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s)
+            implements Call {
+        @Override
+        public KernelOp op() {
+            return CONV2D_BIAS_RELU_AVG_POOL_FORWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return pick(i, x, w, b, y);
+        }
+
+        @Override
+        public long needed(int i) {
+            ConvShape c = s.conv();
+            return pick(i, c.inputLength(), c.filterLength(), c.outChannels(), s.outputLength());
+        }
+
+        /** The FLOPs of the separate ops: the model's arithmetic. */
+        @Override
+        public long flops() {
+            return unfused().stream().mapToLong(Call::flops).sum();
+        }
+
+        @Override
+        public List<Call> unfused() {
+            return List.of(
+                    new Conv2dForward(x, w, null, s.conv()),
+                    new BiasAdd(null, b, s.conv().bias()),
+                    new ReluForward(null, null, s.conv().outputLength()),
+                    new AvgPoolForward(null, y, s.pool()));
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
+            k.conv2dBiasReluAvgPoolForward(m.apply(x), m.apply(w), m.apply(b), m.apply(y), s);
+        }
+    }
+
+    public record Conv2dBiasReluAvgPoolBackward(
+            Buffer x, Buffer w, Buffer b, Buffer dy, Buffer dw, Buffer db, ConvPoolShape s) implements Call {
+        @Override
+        public KernelOp op() {
+            return CONV2D_BIAS_RELU_AVG_POOL_BACKWARD;
+        }
+
+        @Override
+        public Buffer buffer(int i) {
+            return i < 3 ? pick(i, x, w, b) : pick(i - 3, dy, dw, db);
+        }
+
+        @Override
+        public long needed(int i) {
+            ConvShape c = s.conv();
+            return i < 3
+                    ? pick(i, c.inputLength(), c.filterLength(), c.outChannels())
+                    : pick(i - 3, s.outputLength(), c.filterLength(), c.outChannels());
+        }
+
+        /**
+         * The FLOPs of the backward ops the notebook's PyTorch runs (pooling's and ReLU's gradients, the filter's
+         * and the bias's): the model's arithmetic, without the forward pass a backend computes again where
+         * PyTorch keeps it.
+         */
+        @Override
+        public long flops() {
+            return unfused().stream().mapToLong(Call::flops).sum();
+        }
+
+        @Override
+        public List<Call> unfused() {
+            int n = s.conv().outputLength();
+            return List.of(
+                    new AvgPoolBackward(dy, null, s.pool()),
+                    new ReluBackward(null, null, null, n),
+                    new Conv2dBackwardFilter(x, null, dw, s.conv()),
+                    new BiasAddBackward(null, db, s.conv().bias()));
+        }
+
+        @Override
+        public void launch(Kernels k, UnaryOperator<Buffer> m) {
+            k.conv2dBiasReluAvgPoolBackward(
+                    m.apply(x), m.apply(w), m.apply(b), m.apply(dy), m.apply(dw), m.apply(db), s);
+        }
+    }
+
     public record Gemm(
             boolean transA, boolean transB, int m, int n, int k, float alpha, Buffer a, Buffer b, float beta, Buffer c)
             implements Call {
@@ -805,6 +893,17 @@ public enum KernelOp {
         @Override
         public final void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
             call(new ReluAvgPoolBackward(x, dy, dx, s));
+        }
+
+        @Override
+        public final void conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s) {
+            call(new Conv2dBiasReluAvgPoolForward(x, w, b, y, s));
+        }
+
+        @Override
+        public final void conv2dBiasReluAvgPoolBackward(
+                Buffer x, Buffer w, Buffer b, Buffer dy, Buffer dw, Buffer db, ConvPoolShape s) {
+            call(new Conv2dBiasReluAvgPoolBackward(x, w, b, dy, dw, db, s));
         }
 
         @Override

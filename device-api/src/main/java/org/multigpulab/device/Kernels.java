@@ -68,6 +68,42 @@ public interface Kernels {
      */
     void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s);
 
+    // A first convolution with its bias, ReLU and average pooling fused: the convolution's output is never
+    // stored (13.8 MB a batch of 256 after LeNet's first layer, which the separate ops write once and read three
+    // times), nor its gradient. The backward step is for a convolution whose input needs no gradient, a network's
+    // first layer: it computes the convolution again where it needs it, rather than reading it back, and gives
+    // the filter's and the bias's gradients. By default each is the separate ops one after the other, on buffers
+    // of the device allocated for the call; a backend may do better.
+
+    /**
+     * {@code y} = the mean of each pooling window of {@code max(conv2d(x, w) + b, 0)}: {@link #conv2dBiasForward}
+     * then {@link #reluAvgPoolForward}, which this gives exactly.
+     */
+    default void conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s) {
+        try (Buffer conv = x.device().allocate(s.conv().outputLength())) {
+            conv2dBiasForward(x, w, b, conv, s.conv());
+            reluAvgPoolForward(conv, y, s.pool());
+        }
+    }
+
+    /**
+     * {@code dw} and {@code db}, the gradients of {@code Σ y·dy} for {@code y} of
+     * {@link #conv2dBiasReluAvgPoolForward}: {@link #conv2dBiasForward}, {@link #reluAvgPoolBackward}, then
+     * {@link #conv2dBackwardFilter} and {@link #biasAddBackward} of the convolution's gradient. A backend may sum
+     * in another order than those ops do, within float32's rounding of the same sums.
+     */
+    default void conv2dBiasReluAvgPoolBackward(
+            Buffer x, Buffer w, Buffer b, Buffer dy, Buffer dw, Buffer db, ConvPoolShape s) {
+        int n = s.conv().outputLength();
+        try (Buffer conv = x.device().allocate(n);
+                Buffer dconv = x.device().allocate(n)) {
+            conv2dBiasForward(x, w, b, conv, s.conv());
+            reluAvgPoolBackward(conv, dy, dconv, s.pool());
+            conv2dBackwardFilter(x, dconv, dw, s.conv());
+            biasAddBackward(dconv, db, s.conv().bias());
+        }
+    }
+
     // Matrix multiply.
 
     /**

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.ConvPoolShape;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.KernelStream;
 import org.multigpulab.device.Kernels;
@@ -31,6 +32,10 @@ final class CpuKernels implements Kernels {
     private final Map<ConvShape, ConvPanels> panels = new ConcurrentHashMap<>();
     /** Per-chunk partial sums of a gradient (filter, bias), the calling thread's, so that no step allocates them. */
     private final Scratch<float[]> partialSums = Scratch.floats();
+    /** The fused first layer's packed image, and its geometry for each shape. */
+    private final Scratch<float[]> firstLayerPanel = Scratch.floats();
+
+    private final Map<ConvPoolShape, FusedFirstLayer> firstLayers = new ConcurrentHashMap<>();
 
     private static CpuBuffer cpu(Buffer b) {
         return (CpuBuffer) b;
@@ -222,6 +227,68 @@ final class CpuKernels implements Kernels {
         return sums;
     }
 
+    // --- a first convolution, its bias, ReLU and pooling -----------------------------------------------
+
+    /**
+     * Each core's images one at a time through {@link FusedFirstLayer}: packed, multiplied and pooled in arrays
+     * that stay in the core's cache.
+     */
+    @Override
+    public void conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s) {
+        CpuBuffer xb = cpu(x), yb = cpu(y);
+        FusedFirstLayer layer = firstLayers.computeIfAbsent(s, FusedFirstLayer::new);
+        float[] wb = filterWithBias(layer, cpu(w), cpu(b));
+        ConvShape c = s.conv();
+        int inSample = c.inChannels() * c.height() * c.width(), outSample = s.outputLength() / c.batch();
+        Parallel.forRange(c.batch(), c.flops(), (chunk, first, last) -> {
+            float[] panel = firstLayerPanel.get(layer.panelLength()), product = productPanel.get(layer.outputLength());
+            layer.preparePanel(panel);
+            for (int image = first; image < last; image++) {
+                layer.convolve(xb.data, xb.offset + image * inSample, wb, panel, product);
+                layer.pool(product, yb.data, yb.offset + image * outSample);
+            }
+        });
+    }
+
+    /**
+     * As the forward pass, each image's convolution again, then in the core's cache its gradient from the pooled
+     * one and from that the filter's and the bias's, added to the core's partial sums. They are summed an image at
+     * a time, where the separate ops sum panels of several, so they round differently.
+     */
+    @Override
+    public void conv2dBiasReluAvgPoolBackward(
+            Buffer x, Buffer w, Buffer b, Buffer dy, Buffer dw, Buffer db, ConvPoolShape s) {
+        CpuBuffer xb = cpu(x), dyb = cpu(dy), dwb = cpu(dw), dbb = cpu(db);
+        FusedFirstLayer layer = firstLayers.computeIfAbsent(s, FusedFirstLayer::new);
+        float[] wb = filterWithBias(layer, cpu(w), cpu(b));
+        ConvShape c = s.conv();
+        int inSample = c.inChannels() * c.height() * c.width(), outSample = s.outputLength() / c.batch();
+        int chunks = Parallel.chunks(c.batch(), c.flops()), partial = layer.gradientLength();
+        float[] sums = partialSums(chunks * partial);
+        Parallel.forRange(c.batch(), c.flops(), (chunk, first, last) -> {
+            float[] panel = firstLayerPanel.get(layer.panelLength()), product = productPanel.get(layer.outputLength());
+            float[] gradient = outputPanel.get(layer.outputLength());
+            layer.preparePanel(panel);
+            Arrays.fill(gradient, 0, layer.outputLength(), 0f);
+            for (int image = first; image < last; image++) {
+                layer.convolve(xb.data, xb.offset + image * inSample, wb, panel, product);
+                layer.unpool(dyb.data, dyb.offset + image * outSample, product, gradient);
+                layer.addGradients(gradient, panel, sums, chunk * partial);
+            }
+        });
+        for (int chunk = 1; chunk < chunks; chunk++) {
+            Vectors.addRow(sums, chunk * partial, sums, 0, partial);
+        }
+        layer.store(sums, dwb.data, dwb.offset, dbb.data, dbb.offset);
+    }
+
+    /** The calling thread's [w | b], which the cores' threads then read. */
+    private float[] filterWithBias(FusedFirstLayer layer, CpuBuffer wb, CpuBuffer bb) {
+        float[] into = transposedA.get(layer.gradientLength());
+        layer.filterWithBias(wb.data, wb.offset, bb.data, bb.offset, into);
+        return into;
+    }
+
     // --- bias ------------------------------------------------------------------------------------------
 
     @Override
@@ -289,35 +356,19 @@ final class CpuKernels implements Kernels {
         pool(x, y, s, 0f);
     }
 
-    /**
-     * Average pooling of x with values at or below {@code floor} counted as 0: with a floor of NaN, which no value
-     * is at or below, x as it is; with 0, the ReLU of each value as it is read, bit for bit what
-     * {@link #reluForward} stores.
-     */
     private static void pool(Buffer x, Buffer y, PoolShape s, float floor) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
-        int oh = s.outHeight(), ow = s.outWidth(), k = s.window();
-        float inv = 1f / (k * k);
+        int planeSize = s.height() * s.width(), pooled = s.outHeight() * s.outWidth();
         Parallel.forRange(s.planes(), (long) s.inputLength(), (chunk, from, to) -> {
             for (int plane = from; plane < to; plane++) {
-                int in = xb.offset + plane * s.height() * s.width();
-                int out = yb.offset + plane * oh * ow;
-                if (k == 2 && s.stride() == 2) {
-                    HalvingPool.forward(xb.data, in, s.width(), floor, yb.data, out, oh, ow);
-                    continue;
-                }
-                for (int i = 0; i < oh; i++) {
-                    for (int j = 0; j < ow; j++) {
-                        float sum = 0f;
-                        for (int p = 0; p < k; p++) {
-                            for (int q = 0; q < k; q++) {
-                                sum += HalvingPool.floored(
-                                        xb.data[in + (i * s.stride() + p) * s.width() + j * s.stride() + q], floor);
-                            }
-                        }
-                        yb.data[out + i * ow + j] = sum * inv;
-                    }
-                }
+                PlanePool.forward(
+                        xb.data,
+                        xb.offset + plane * planeSize,
+                        s.width(),
+                        floor,
+                        yb.data,
+                        yb.offset + plane * pooled,
+                        s);
             }
         });
     }
@@ -332,50 +383,20 @@ final class CpuKernels implements Kernels {
         poolBackward(cpu(x), cpu(dy), cpu(dx), s);
     }
 
-    /** Pooling's gradient; with {@code xb}, only where {@code x > 0} and zero elsewhere: ReLU's gradient too. */
     private static void poolBackward(CpuBuffer xb, CpuBuffer dyb, CpuBuffer dxb, PoolShape s) {
-        int oh = s.outHeight(), ow = s.outWidth(), k = s.window();
-        float inv = 1f / (k * k);
-        float[] x = xb == null ? null : xb.data;
+        int planeSize = s.height() * s.width(), pooled = s.outHeight() * s.outWidth();
         Parallel.forRange(s.planes(), (long) s.inputLength(), (chunk, from, to) -> {
-            int planeSize = s.height() * s.width();
-            boolean halving = k == 2 && s.stride() == 2;
-            // Windows that tile the plane write every input: clearing it first would be a wasted pass over memory
-            if (!halving || 2 * oh != s.height() || 2 * ow != s.width()) {
-                Arrays.fill(dxb.data, dxb.offset + from * planeSize, dxb.offset + to * planeSize, 0f);
-            }
             for (int plane = from; plane < to; plane++) {
-                int in = dxb.offset + plane * planeSize;
-                int out = dyb.offset + plane * oh * ow;
-                if (halving && x == null) {
-                    HalvingPool.backward(dyb.data, out, oh, ow, dxb.data, in, s.width());
-                } else if (halving) {
-                    HalvingPool.backwardWherePositive(
-                            dyb.data, out, oh, ow, x, xb.offset + plane * planeSize, dxb.data, in, s.width());
-                } else {
-                    for (int i = 0; i < oh; i++) {
-                        for (int j = 0; j < ow; j++) {
-                            float g = dyb.data[out + i * ow + j] * inv;
-                            for (int p = 0; p < k; p++) {
-                                for (int q = 0; q < k; q++) {
-                                    dxb.data[in + (i * s.stride() + p) * s.width() + j * s.stride() + q] += g;
-                                }
-                            }
-                        }
-                    }
-                    if (x != null) {
-                        // the plane's gradient is still in the core's cache
-                        Vectors.passWherePositive(
-                                x,
-                                xb.offset,
-                                dxb.data,
-                                dxb.offset,
-                                dxb.data,
-                                dxb.offset,
-                                plane * planeSize,
-                                (plane + 1) * planeSize);
-                    }
-                }
+                int in = plane * planeSize;
+                PlanePool.backward(
+                        dyb.data,
+                        dyb.offset + plane * pooled,
+                        xb == null ? null : xb.data,
+                        xb == null ? 0 : xb.offset + in,
+                        dxb.data,
+                        dxb.offset + in,
+                        s.width(),
+                        s);
             }
         });
     }

@@ -79,7 +79,9 @@ final class OpenClDevice implements Device {
                 OpenCl.CL_QUEUE_PROFILING_ENABLE);
         program = build(found.device());
         for (KernelOp op : KernelOp.values()) {
-            kernelHandles.put(op, kernel(op));
+            if (!OpenClKernels.COMPOSED.contains(op)) {
+                kernelHandles.put(op, kernel(op));
+            }
         }
         kernels = new InstrumentedKernels(this, new OpenClKernels(this), stats);
     }
@@ -145,8 +147,8 @@ final class OpenClDevice implements Device {
                     "clCreateKernel", OpenCl.clCreateKernel, arena, program, arena.allocateFrom(op.kernelName()));
         } catch (OpenClException e) {
             throw new OpenClException(
-                    e.getMessage() + ": every op of KernelOp needs a __kernel void " + op.kernelName()
-                            + "(…) in one of " + SOURCES,
+                    e.getMessage() + ": every op of KernelOp but those OpenClKernels.COMPOSED needs a __kernel void "
+                            + op.kernelName() + "(…) in one of " + SOURCES,
                     e);
         }
     }

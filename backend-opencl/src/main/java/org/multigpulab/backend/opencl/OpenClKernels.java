@@ -1,6 +1,8 @@
 package org.multigpulab.backend.opencl;
 
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
@@ -13,6 +15,14 @@ import org.multigpulab.device.PoolShape;
  * per element it writes. Arguments were checked by {@code InstrumentedKernels}.
  */
 final class OpenClKernels implements Kernels {
+
+    /**
+     * The ops made of this backend's other kernels, as {@link Kernels}' defaults make them, with no
+     * {@code __kernel} of their own: the fused first layer, which gives the separate kernels' results in their
+     * passes over memory.
+     */
+    static final Set<KernelOp> COMPOSED =
+            EnumSet.of(KernelOp.CONV2D_BIAS_RELU_AVG_POOL_FORWARD, KernelOp.CONV2D_BIAS_RELU_AVG_POOL_BACKWARD);
 
     private final OpenClDevice device;
 

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Random;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.ConvPoolShape;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelOp;
@@ -59,7 +60,8 @@ final class CalibrationCases implements AutoCloseable {
 
     /**
      * LeNet's two convolutions: nine taps per output from one channel, and 500 taps from twenty; the forward pass
-     * alone (the rate a GPU profile's FLOPs are set against) and fused with its bias, as training runs it.
+     * alone (the rate a GPU profile's FLOPs are set against) and fused with its bias, as training runs the second;
+     * the first with its bias, ReLU and pooling in one op each way, as training runs it.
      */
     private void convolutions() {
         ConvShape deep = new ConvShape(1, 20, 13, 13, 50, 5, 5);
@@ -73,6 +75,13 @@ final class CalibrationCases implements AutoCloseable {
                 calls.add(new KernelOp.Conv2dBiasForward(x, w, next(b, s.outChannels()), next(c, s.outputLength()), s));
                 calls.add(new KernelOp.Conv2dBackwardData(dy, w, next(a, s.inputLength()), s));
                 calls.add(new KernelOp.Conv2dBackwardFilter(x, dy, w, s));
+                if (shape == shallow) {
+                    ConvPoolShape first = new ConvPoolShape(s, 2, 2);
+                    Buffer bias = next(b, s.outChannels()), pooled = next(c, first.outputLength());
+                    calls.add(new KernelOp.Conv2dBiasReluAvgPoolForward(x, w, bias, pooled, first));
+                    calls.add(new KernelOp.Conv2dBiasReluAvgPoolBackward(
+                            x, w, bias, pooled, next(b, s.filterLength()), next(b, s.outChannels()), first));
+                }
             }
         }
     }

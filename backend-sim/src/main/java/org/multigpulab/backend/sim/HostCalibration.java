@@ -115,6 +115,8 @@ record HostCalibration(
             case KernelOp.Conv2dBiasForward c -> kind(call) + "@" + layer(c.s());
             case KernelOp.Conv2dBackwardData c -> kind(call) + "@" + layer(c.s());
             case KernelOp.Conv2dBackwardFilter c -> kind(call) + "@" + layer(c.s());
+            case KernelOp.Conv2dBiasReluAvgPoolForward c -> kind(call) + "@" + layer(c.s().conv());
+            case KernelOp.Conv2dBiasReluAvgPoolBackward c -> kind(call) + "@" + layer(c.s().conv());
             case KernelOp.Gemm g when g.m() == 1 && g.n() == 1 -> kind(call) + "@norm";
             case KernelOp.Gemm g when g.transA() -> kind(call) + "@" + g.m() + "x" + g.n();
             case KernelOp.Gemm g -> kind(call) + "@" + g.n() + "x" + g.k();
@@ -153,7 +155,13 @@ record HostCalibration(
     /** The kernels whose calls are layers, sized by their FLOPs: convolutions and matrix products. */
     private static boolean sizedByFlops(KernelOp op) {
         return switch (op) {
-            case CONV2D_FORWARD, CONV2D_BIAS_FORWARD, CONV2D_BACKWARD_DATA, CONV2D_BACKWARD_FILTER, GEMM -> true;
+            case CONV2D_FORWARD,
+                    CONV2D_BIAS_FORWARD,
+                    CONV2D_BACKWARD_DATA,
+                    CONV2D_BACKWARD_FILTER,
+                    CONV2D_BIAS_RELU_AVG_POOL_FORWARD,
+                    CONV2D_BIAS_RELU_AVG_POOL_BACKWARD,
+                    GEMM -> true;
             default -> false;
         };
     }

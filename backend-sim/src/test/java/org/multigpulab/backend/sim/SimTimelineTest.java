@@ -10,10 +10,13 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.ConvPoolShape;
+import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceRequest;
 import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 import org.multigpulab.device.Timeline;
 
@@ -76,6 +79,47 @@ class SimTimelineTest {
         assertEquals(times.get(1).computeSec(), times.get(0).computeSec(), EPS);
         assertEquals(times.get(1).kernels(), times.get(0).kernels(), "the kernels each GPU is charged with");
         assertEquals(4, times.get(0).kernels().size(), times.get(0).kernels().toString());
+        assertEquals(d.get(1).stats().flops(), d.get(0).stats().flops(), "the FLOPs each GPU did");
+    }
+
+    /**
+     * The first layer fused here (convolution, bias, ReLU, pooling) is charged on a GPU as the kernels the
+     * notebook's PyTorch launches for it each way, and counts their FLOPs, not those of the convolution it
+     * computes again.
+     */
+    @Test
+    void aFusedFirstLayerCostsAGpuWhatItsSeparateOpsWouldCost() {
+        List<Device> d = open(2);
+        ConvPoolShape first = new ConvPoolShape(new ConvShape(64, 1, 28, 28, 20, 3, 3), 2, 2);
+        ConvShape c = first.conv();
+        Buffer[][] buffers = new Buffer[2][];
+        for (int g = 0; g < 2; g++) {
+            Device gpu = d.get(g);
+            buffers[g] = new Buffer[] {
+                gpu.allocate(c.inputLength()),
+                gpu.allocate(c.filterLength()),
+                gpu.allocate(c.outChannels()),
+                gpu.allocate(first.outputLength()),
+                gpu.allocate(c.filterLength()),
+                gpu.allocate(c.outChannels())
+            };
+        }
+        Buffer[] f = buffers[0], s = buffers[1];
+        d.get(0).kernels().conv2dBiasReluAvgPoolForward(f[0], f[1], f[2], f[3], first);
+        d.get(0).kernels().conv2dBiasReluAvgPoolBackward(f[0], f[1], f[2], f[3], f[4], f[5], first);
+        Buffer conv = d.get(1).allocate(c.outputLength()), rectified = d.get(1).allocate(c.outputLength());
+        Kernels k = d.get(1).kernels();
+        k.conv2dBiasForward(s[0], s[1], s[2], conv, c);
+        k.reluForward(conv, rectified, c.outputLength());
+        k.avgPoolForward(rectified, s[3], first.pool());
+        k.avgPoolBackward(s[3], rectified, first.pool());
+        k.reluBackward(conv, rectified, rectified, c.outputLength());
+        k.conv2dBackwardFilter(s[0], rectified, s[4], c);
+        k.biasAddBackward(rectified, s[5], c.bias());
+        List<Timeline.DeviceTime> times = timeline(d).devices();
+        assertEquals(times.get(1).computeSec(), times.get(0).computeSec(), EPS);
+        assertEquals(times.get(1).kernels(), times.get(0).kernels(), "the kernels each GPU is charged with");
+        assertEquals(8, times.get(0).kernels().size(), times.get(0).kernels().toString());
         assertEquals(d.get(1).stats().flops(), d.get(0).stats().flops(), "the FLOPs each GPU did");
     }
 

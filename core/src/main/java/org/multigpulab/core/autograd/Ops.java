@@ -1,6 +1,7 @@
 package org.multigpulab.core.autograd;
 
 import org.multigpulab.device.BiasShape;
+import org.multigpulab.device.ConvPoolShape;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
@@ -13,7 +14,12 @@ public final class Ops {
 
     private Ops() {}
 
-    /** {@code F.conv2d(x, w, b)}: x [N, C, H, W], w [O, C, Kh, Kw], b [O] → [N, O, H−Kh+1, W−Kw+1]. */
+    /**
+     * {@code F.conv2d(x, w, b)}: x [N, C, H, W], w [O, C, Kh, Kw], b [O] → [N, O, H−Kh+1, W−Kw+1]. The output is
+     * written when it is first read, as a ReLU's is, so that a pooling of its ReLU can do all three in one op
+     * ({@link #avgPool2d}); x, w and b are read then, which is the same as now: the forward pass that reads it
+     * comes before any change of the parameters. Its backward step takes what reached the output.
+     */
     public static Tensor conv2d(Tape tape, Tensor x, Tensor w, Tensor b) {
         ConvShape s = new ConvShape(x.dim(0), x.dim(1), x.dim(2), x.dim(3), w.dim(0), w.dim(2), w.dim(3));
         Kernels k = tape.kernels();
@@ -23,11 +29,13 @@ public final class Ops {
                 s.outChannels(),
                 s.outHeight(),
                 s.outWidth());
-        k.conv2dBiasForward(x.data(), w.data(), b.data(), y.data(), s);
+        y.deferConvolution(new Tensor.Convolution(x, w, b, s));
         tape.record(y, () -> {
-            tape.accumulateGrad(w, dw -> k.conv2dBackwardFilter(x.data(), y.grad(), dw, s));
-            tape.accumulateGrad(b, db -> k.biasAddBackward(y.grad(), db, s.bias()));
-            tape.accumulateGrad(x, dx -> k.conv2dBackwardData(y.grad(), w.data(), dx, s));
+            if (tape.hasGrad(y)) {
+                tape.accumulateGrad(w, dw -> k.conv2dBackwardFilter(x.data(), y.grad(), dw, s));
+                tape.accumulateGrad(b, db -> k.biasAddBackward(y.grad(), db, s.bias()));
+                tape.accumulateGrad(x, dx -> k.conv2dBackwardData(y.grad(), w.data(), dx, s));
+            }
         });
         return y;
     }
@@ -52,14 +60,28 @@ public final class Ops {
 
     /**
      * {@code F.avg_pool2d(x, kernel_size=window, stride=stride)}: x [N, C, H, W] → [N, C, H', W']. Of a ReLU
-     * not yet written, the two in one pass each way ({@link Kernels#reluAvgPoolForward}), with the same result.
+     * not yet written, the two in one pass each way ({@link Kernels#reluAvgPoolForward}), with the same result;
+     * and where that ReLU's input is a convolution not yet written whose input needs no gradient (a network's
+     * first layer), the three in one op each way ({@link Kernels#conv2dBiasReluAvgPoolForward}), which never store
+     * the convolution's output or its gradient.
      */
     public static Tensor avgPool2d(Tape tape, Tensor x, int window, int stride) {
         PoolShape s = new PoolShape(x.dim(0) * x.dim(1), x.dim(2), x.dim(3), window, stride);
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(x.requiresGrad(), x.dim(0), x.dim(1), s.outHeight(), s.outWidth());
         Tensor rectified = x.pendingReluOf();
-        if (rectified != null) {
+        Tensor.Convolution c = rectified == null ? null : rectified.pendingConvolution();
+        if (c != null && !c.x().requiresGrad()) {
+            ConvPoolShape cs = new ConvPoolShape(c.s(), window, stride);
+            k.conv2dBiasReluAvgPoolForward(c.x().data(), c.w().data(), c.b().data(), y.data(), cs);
+            tape.record(
+                    y,
+                    () -> tape.accumulateGrads(
+                            c.w(),
+                            c.b(),
+                            (dw, db) -> k.conv2dBiasReluAvgPoolBackward(
+                                    c.x().data(), c.w().data(), c.b().data(), y.grad(), dw, db, cs)));
+        } else if (rectified != null) {
             k.reluAvgPoolForward(rectified.data(), y.data(), s);
             tape.record(
                     y,

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Kernels;
@@ -77,32 +78,60 @@ public final class Tape implements AutoCloseable {
      * first contribution in a pass goes straight into the gradient; later ones into a temporary that is added.
      */
     void accumulateGrad(Tensor t, Consumer<Buffer> writer) {
-        Tensor root = t.root();
-        if (!root.requiresGrad()) {
+        if (!t.root().requiresGrad()) {
             return;
         }
-        boolean parameter = !stepTensors.contains(root);
+        Buffer into = gradTarget(t);
+        writer.accept(into);
+        added(t, into);
+    }
+
+    /**
+     * Adds contributions to two tensors' gradients that one call writes, as {@link #accumulateGrad} adds one's;
+     * where one of them needs no gradient, its buffer is a temporary whose contents are dropped.
+     */
+    void accumulateGrads(Tensor a, Tensor b, BiConsumer<Buffer, Buffer> writer) {
+        Buffer intoA = gradTarget(a), intoB = gradTarget(b);
+        writer.accept(intoA, intoB);
+        added(a, intoA);
+        added(b, intoB);
+    }
+
+    /** Where a contribution to {@code t}'s gradient is written: the gradient itself if none was yet this pass. */
+    private Buffer gradTarget(Tensor t) {
+        Tensor root = t.root();
+        if (!root.requiresGrad() || gradWritten.contains(root)) {
+            Buffer temporary = workspace.take(root.size());
+            owned.add(temporary);
+            return temporary;
+        }
         if (root.grad() == null) {
             // A step tensor's gradient dies with the step; a parameter's is its own, kept across steps.
-            Buffer grad = !parameter
+            Buffer grad = stepTensors.contains(root)
                     ? workspace.take(root.size())
                     : root.reservedGrad() != null
                             ? root.reservedGrad()
                             : root.device().allocate(root.size());
-            if (!parameter) {
+            if (stepTensors.contains(root)) {
                 owned.add(grad);
             }
             root.setGrad(grad);
         }
-        if (gradWritten.add(root)) {
-            writer.accept(root.grad());
-        } else {
-            Buffer contribution = workspace.take(root.size());
-            owned.add(contribution);
-            writer.accept(contribution);
-            kernels().add(root.grad(), contribution, root.grad(), root.size());
+        return root.grad();
+    }
+
+    /** Completes a contribution written into {@code into}: added to the gradient if it went to a temporary. */
+    private void added(Tensor t, Buffer into) {
+        Tensor root = t.root();
+        if (!root.requiresGrad()) {
+            return;
         }
-        if (parameter) {
+        if (into == root.grad()) {
+            gradWritten.add(root);
+        } else {
+            kernels().add(root.grad(), into, root.grad(), root.size());
+        }
+        if (!stepTensors.contains(root)) {
             onParameterGradient.accept(root);
         }
     }

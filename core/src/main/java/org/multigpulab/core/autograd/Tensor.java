@@ -2,6 +2,7 @@ package org.multigpulab.core.autograd;
 
 import java.util.Arrays;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
 
 /**
@@ -21,6 +22,11 @@ public final class Tensor {
     private Buffer reservedGrad;
     /** The tensor this one is the ReLU of, while that ReLU is not yet written into {@link #data}; else null. */
     private Tensor pendingReluOf;
+    /** The convolution this tensor is the output of, while it is not yet written into {@link #data}; else null. */
+    private Convolution pendingConvolution;
+
+    /** {@code F.conv2d(x, w, b)} of shape {@code s}, the op a tensor may be the output of before it is written. */
+    record Convolution(Tensor x, Tensor w, Tensor b, ConvShape s) {}
 
     Tensor(Buffer data, int[] shape, boolean requiresGrad, Tensor base) {
         this.data = data;
@@ -58,13 +64,21 @@ public final class Tensor {
         return root().reservedGrad;
     }
 
-    /** The tensor's data on its device, computed first if it is a ReLU not yet written (see {@link Ops#relu}). */
+    /**
+     * The tensor's data on its device, computed first if it is a ReLU or a convolution not yet written (see
+     * {@link Ops#relu} and {@link Ops#conv2d}).
+     */
     public Buffer data() {
         Tensor root = root();
         Tensor input = root.pendingReluOf;
         if (input != null) {
             root.pendingReluOf = null;
             device().kernels().reluForward(input.data(), data, root.size());
+        }
+        Convolution c = root.pendingConvolution;
+        if (c != null) {
+            root.pendingConvolution = null;
+            device().kernels().conv2dBiasForward(c.x().data(), c.w().data(), c.b().data(), data, c.s());
         }
         return data;
     }
@@ -77,6 +91,16 @@ public final class Tensor {
     /** The tensor this one is the ReLU of while that ReLU is not yet written; else null. */
     Tensor pendingReluOf() {
         return root().pendingReluOf;
+    }
+
+    /** Makes this step tensor the output of {@code c}, written when {@link #data()} is first read. */
+    void deferConvolution(Convolution c) {
+        pendingConvolution = c;
+    }
+
+    /** The convolution this tensor is the output of while it is not yet written; else null. */
+    Convolution pendingConvolution() {
+        return root().pendingConvolution;
     }
 
     public Device device() {

@@ -28,6 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.ConvPoolShape;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
@@ -305,6 +306,21 @@ public abstract class KernelConformanceKit {
                 .flatMap(s -> s);
     }
 
+    /**
+     * A convolution with its ReLU and pooling: LeNet's first layer at every shard size, and small ones whose pooling
+     * drops the last row and column, overlaps its windows, or pools the whole output.
+     */
+    static Stream<ConvPoolShape> convPoolShapes() {
+        Stream<ConvPoolShape> small = Stream.of(
+                new ConvPoolShape(new ConvShape(2, 1, 28, 28, 20, 3, 3), 2, 2), // the seed's first layer
+                new ConvPoolShape(new ConvShape(2, 20, 13, 13, 50, 5, 5), 2, 2), // 9 × 9: the ninth row dropped
+                new ConvPoolShape(new ConvShape(1, 3, 7, 9, 4, 3, 2), 3, 1), // overlapping windows
+                new ConvPoolShape(new ConvShape(3, 2, 6, 6, 3, 3, 3), 4, 4)); // one window over the whole output
+        Stream<ConvPoolShape> lenet =
+                IntStream.of(SHARDS).mapToObj(b -> new ConvPoolShape(new ConvShape(b, 1, 28, 28, 20, 3, 3), 2, 2));
+        return Stream.concat(small, lenet);
+    }
+
     static Stream<BiasShape> smallBiasShapes() {
         return Stream.of(new BiasShape(4, 20, 676), new BiasShape(1, 128, 1), new BiasShape(3, 7, 5));
     }
@@ -484,6 +500,76 @@ public abstract class KernelConformanceKit {
         k.reluBackward(xb, dActivation, dSeparate, n);
         k.reluAvgPoolBackward(xb, dyb, dFused, s);
         assertExact(down(dSeparate, n), down(dFused, n), "relu_avg_pool_backward " + s);
+    }
+
+    @ParameterizedTest
+    @MethodSource("convPoolShapes")
+    void conv2dBiasReluAvgPoolMatchesReference(ConvPoolShape s) {
+        ConvShape c = s.conv();
+        float[] x = randomFloats(c.inputLength()),
+                w = randomFloats(c.filterLength()),
+                b = randomFloats(c.outChannels());
+        float[] dy = randomFloats(s.outputLength());
+        Buffer xb = up(x), wb = up(w), bb = up(b);
+        Buffer y = up(randomFloats(s.outputLength())); // stale contents must be overwritten
+        k.conv2dBiasReluAvgPoolForward(xb, wb, bb, y, s);
+        assertClose(
+                "conv2d_bias_relu_avg_pool_forward " + s,
+                Reference.reluAvgPoolForward(Reference.conv2dBiasForward(wide(x), wide(w), wide(b), c), s.pool()),
+                down(y, s.outputLength()));
+
+        // The ReLU's gradient is taken where the device's own float32 convolution is positive: a float64 one
+        // may differ in sign where it is within rounding of zero, and one such output moves a filter's gradient
+        // by a whole term.
+        Buffer conv = out(c.outputLength());
+        k.conv2dBiasForward(xb, wb, bb, conv, c);
+        double[] dconv = Reference.reluAvgPoolBackward(wide(down(conv, c.outputLength())), wide(dy), s.pool());
+        Buffer dw = up(randomFloats(c.filterLength())), db = up(randomFloats(c.outChannels()));
+        k.conv2dBiasReluAvgPoolBackward(xb, wb, bb, up(dy), dw, db, s);
+        assertClose(
+                "conv2d_bias_relu_avg_pool_backward dw " + s,
+                Reference.conv2dBackwardFilter(wide(x), dconv, c),
+                down(dw, c.filterLength()));
+        assertClose(
+                "conv2d_bias_relu_avg_pool_backward db " + s,
+                Reference.biasAddBackward(dconv, c.bias()),
+                down(db, c.outChannels()));
+    }
+
+    /**
+     * The fused first layer gives the bits of its ops run one after the other on the same device in the forward
+     * pass, so that a network's activations are what the separate ops give, and its gradients within the
+     * rounding of sums taken in another order.
+     */
+    @ParameterizedTest
+    @MethodSource("convPoolShapes")
+    void conv2dBiasReluAvgPoolIsItsOpsInTurn(ConvPoolShape s) {
+        ConvShape c = s.conv();
+        Buffer x = up(randomFloats(c.inputLength())), w = up(randomFloats(c.filterLength()));
+        Buffer b = up(randomFloats(c.outChannels())), dy = up(randomFloats(s.outputLength()));
+        Buffer conv = out(c.outputLength()), separate = out(s.outputLength()), fused = out(s.outputLength());
+        k.conv2dBiasForward(x, w, b, conv, c);
+        k.reluAvgPoolForward(conv, separate, s.pool());
+        k.conv2dBiasReluAvgPoolForward(x, w, b, fused, s);
+        assertExact(
+                down(separate, s.outputLength()),
+                down(fused, s.outputLength()),
+                "conv2d_bias_relu_avg_pool_forward " + s);
+
+        Buffer dconv = out(c.outputLength()), dw = out(c.filterLength()), db = out(c.outChannels());
+        k.reluAvgPoolBackward(conv, dy, dconv, s.pool());
+        k.conv2dBackwardFilter(x, dconv, dw, c);
+        k.biasAddBackward(dconv, db, c.bias());
+        Buffer dwFused = up(randomFloats(c.filterLength())), dbFused = up(randomFloats(c.outChannels()));
+        k.conv2dBiasReluAvgPoolBackward(x, w, b, dy, dwFused, dbFused, s);
+        assertClose(
+                "conv2d_bias_relu_avg_pool_backward dw " + s,
+                wide(down(dw, c.filterLength())),
+                down(dwFused, c.filterLength()));
+        assertClose(
+                "conv2d_bias_relu_avg_pool_backward db " + s,
+                wide(down(db, c.outChannels())),
+                down(dbFused, c.outChannels()));
     }
 
     @ParameterizedTest

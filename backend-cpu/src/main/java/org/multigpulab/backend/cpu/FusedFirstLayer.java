@@ -1,0 +1,122 @@
+package org.multigpulab.backend.cpu;
+
+import java.util.Arrays;
+import org.multigpulab.device.ConvPoolShape;
+import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.PoolShape;
+
+/**
+ * A convolution with its bias, ReLU and average pooling, one image at a time in arrays that stay in a core's
+ * cache, the convolution's output and its gradient never stored: {@link CpuKernels}' fused first layer.
+ *
+ * <p>The convolution is computed over whole rows of the input: output pixel (i, j) is column {@code i·W + j} of
+ * rows as wide as the input's, {@code W}; the last {@code Kw − 1} columns of each row are not pixels of the
+ * output (their windows run across the row's end) and nothing reads them. Then each tap's row of im2col(x) is
+ * one stretch of the image, copied whole, where the panels of {@link ConvPanels} copy each output row's stretch
+ * on its own: 26 floats at a time for conv1, 60,000 short copies a batch of 256, and as many again to store the
+ * output. A last row of ones makes the bias the multiply's last term: each output is the convolution's sum, the
+ * same terms in the same order, with the bias added last and rounded once, the bits that storing the product
+ * with its bias gives.
+ */
+final class FusedFirstLayer {
+
+    private final ConvShape conv;
+    private final PoolShape pool;
+    /** The filter's taps, C·Kh·Kw; the multiply's depth is one more, the bias. */
+    private final int taps;
+    /** Columns of each row of the panels: the output's rows at the input's width, rounded up to whole vectors. */
+    private final int columns;
+    /** The columns that hold output rows: up to the last output pixel; the rest stay zero. */
+    private final int used;
+
+    private final int[] tapOffsets;
+
+    FusedFirstLayer(ConvPoolShape s) {
+        this.conv = s.conv();
+        this.pool = s.pool();
+        this.taps = conv.inChannels() * conv.kernelHeight() * conv.kernelWidth();
+        this.columns = Gemm.roundUpToVectors(conv.outHeight() * conv.width());
+        this.used = (conv.outHeight() - 1) * conv.width() + conv.outWidth();
+        this.tapOffsets = new int[taps];
+        int t = 0;
+        for (int c = 0; c < conv.inChannels(); c++) {
+            for (int p = 0; p < conv.kernelHeight(); p++) {
+                for (int q = 0; q < conv.kernelWidth(); q++) {
+                    tapOffsets[t++] = (c * conv.height() + p) * conv.width() + q;
+                }
+            }
+        }
+    }
+
+    /** Floats of the packed image ({@code taps + 1} rows) and of the output or its gradient (a row a channel). */
+    int panelLength() {
+        return (taps + 1) * columns;
+    }
+
+    int outputLength() {
+        return conv.outChannels() * columns;
+    }
+
+    /** The per-image sums of {@link #addGradients}: dw's rows, each with db's element last. */
+    int gradientLength() {
+        return conv.outChannels() * (taps + 1);
+    }
+
+    /** [w | b]: the filter with the bias as its last column, the multiply's left operand. */
+    void filterWithBias(float[] w, int wOff, float[] b, int bOff, float[] into) {
+        for (int o = 0; o < conv.outChannels(); o++) {
+            System.arraycopy(w, wOff + o * taps, into, o * (taps + 1), taps);
+            into[o * (taps + 1) + taps] = b[bOff + o];
+        }
+    }
+
+    /** What no image changes in a thread's packed panel: the columns past the output's last pixel, and the ones. */
+    void preparePanel(float[] panel) {
+        for (int t = 0; t < taps; t++) {
+            Arrays.fill(panel, t * columns + used, (t + 1) * columns, 0f);
+        }
+        Arrays.fill(panel, taps * columns, (taps + 1) * columns, 1f);
+    }
+
+    /** The image at {@code x[image]}, its conv + bias into {@code product} [Co, columns]. */
+    void convolve(float[] x, int image, float[] wb, float[] panel, float[] product) {
+        for (int t = 0; t < taps; t++) {
+            System.arraycopy(x, image + tapOffsets[t], panel, t * columns, used);
+        }
+        Gemm.multiplyPanel(conv.outChannels(), columns, taps + 1, wb, 0, taps + 1, panel, columns, product, 0, columns);
+    }
+
+    /** The pooled ReLU of {@code product} into the image's output at {@code y[out]}. */
+    void pool(float[] product, float[] y, int out) {
+        int pooled = pool.outHeight() * pool.outWidth();
+        for (int o = 0; o < conv.outChannels(); o++) {
+            PlanePool.forward(product, o * columns, conv.width(), 0f, y, out + o * pooled, pool);
+        }
+    }
+
+    /**
+     * The convolution's gradient into {@code gradient} [Co, columns], from the pooled one at {@code dy[out]} where
+     * {@code product} is positive. Its columns that hold no output pixel must be zero, as a thread's array is
+     * made; they stay so.
+     */
+    void unpool(float[] dy, int out, float[] product, float[] gradient) {
+        int pooled = pool.outHeight() * pool.outWidth();
+        for (int o = 0; o < conv.outChannels(); o++) {
+            PlanePool.backward(dy, out + o * pooled, product, o * columns, gradient, o * columns, conv.width(), pool);
+        }
+    }
+
+    /** Adds the image's filter and bias gradients to {@code sums} at {@code at}, laid out as {@link #store}. */
+    void addGradients(float[] gradient, float[] panel, float[] sums, int at) {
+        // [dw | db] [Co, taps + 1] += gradient [Co, columns] · panelᵀ, the ones row summing the bias's
+        Gemm.dots(conv.outChannels(), taps + 1, columns, 1f, gradient, 0, panel, 0, 1f, sums, at);
+    }
+
+    /** The summed gradients into dw [Co, C·Kh·Kw] and db [Co]. */
+    void store(float[] sums, float[] dw, int dwOff, float[] db, int dbOff) {
+        for (int o = 0; o < conv.outChannels(); o++) {
+            System.arraycopy(sums, o * (taps + 1), dw, dwOff + o * taps, taps);
+            db[dbOff + o] = sums[o * (taps + 1) + taps];
+        }
+    }
+}
