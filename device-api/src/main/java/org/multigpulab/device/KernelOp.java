@@ -14,7 +14,8 @@ import java.util.function.UnaryOperator;
  * <p>Everything generic about a kernel call derives from here: {@link InstrumentedKernels}' buffer checks,
  * counts and timing, the {@code sim} backend's read/write hazards and simulated time, the OpenCL backend's kernel
  * table. Adding an op: its method in {@link Kernels}; here a constant, a record of one call, and its line in
- * {@link Wrapper}; then each backend's method, the float64 reference and a case of the conformance kit.
+ * {@link Wrapper}; then each backend's method (or, for a fused op, a default in {@link Kernels} made of the
+ * separate ops), the float64 reference and a case of the conformance kit.
  */
 public enum KernelOp {
 
