@@ -29,6 +29,7 @@ final class FusedFirstLayer {
     /** The columns that hold output rows: up to the last output pixel; the rest stay zero. */
     private final int used;
 
+    /** Where each tap's stretch starts in an image: {@code (c·H + p)·W + q}. */
     private final int[] tapOffsets;
 
     FusedFirstLayer(ConvPoolShape s) {
@@ -37,15 +38,7 @@ final class FusedFirstLayer {
         this.taps = conv.inChannels() * conv.kernelHeight() * conv.kernelWidth();
         this.columns = Gemm.roundUpToVectors(conv.outHeight() * conv.width());
         this.used = (conv.outHeight() - 1) * conv.width() + conv.outWidth();
-        this.tapOffsets = new int[taps];
-        int t = 0;
-        for (int c = 0; c < conv.inChannels(); c++) {
-            for (int p = 0; p < conv.kernelHeight(); p++) {
-                for (int q = 0; q < conv.kernelWidth(); q++) {
-                    tapOffsets[t++] = (c * conv.height() + p) * conv.width() + q;
-                }
-            }
-        }
+        this.tapOffsets = new ConvPanels(conv).tapOffsets(new int[taps], taps, 0);
     }
 
     /** Floats of the packed image ({@code taps + 1} rows) and of the output or its gradient (a row a channel). */
