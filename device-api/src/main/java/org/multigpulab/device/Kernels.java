@@ -69,8 +69,9 @@ public interface Kernels {
     void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s);
 
     // A first convolution with its bias, ReLU and average pooling fused: the convolution's output is never
-    // stored (13.8 MB a batch of 256 after LeNet's first layer, which the separate ops write once and read three
-    // times), nor its gradient. The backward step is for a convolution whose input needs no gradient, a network's
+    // stored (13.8 MB a batch of 256 after LeNet's first layer, which the separate ops write once and read twice),
+    // nor its gradient (as much again, written once and read twice). The backward step is for a convolution whose input
+    // needs no gradient, a network's
     // first layer: it computes the convolution again where it needs it, rather than reading it back, and gives
     // the filter's and the bias's gradients. By default each is the separate ops one after the other, on buffers
     // of the device allocated for the call; a backend may do better.

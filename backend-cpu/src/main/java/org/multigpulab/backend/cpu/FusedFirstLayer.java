@@ -13,7 +13,7 @@ import org.multigpulab.device.PoolShape;
  * rows as wide as the input's, {@code W}; the last {@code Kw − 1} columns of each row are not pixels of the
  * output (their windows run across the row's end) and nothing reads them. Then each tap's row of im2col(x) is
  * one stretch of the image, copied whole, where the panels of {@link ConvPanels} copy each output row's stretch
- * on its own: 26 floats at a time for conv1, 60,000 short copies a batch of 256, and as many again to store the
+ * on its own: 26 floats at a time for conv1, 60,000 short copies a batch of 256, and 133,000 more to store the
  * output. A last row of ones makes the bias the multiply's last term: each output is the convolution's sum, the
  * same terms in the same order, with the bias added last and rounded once, the bits that storing the product
  * with its bias gives.
