@@ -201,11 +201,8 @@ final class CpuKernels implements Kernels {
                 Vectors.addRow(product, 0, sums, chunk * partial, partial);
             }
         });
-        // The per-chunk partial sums added into the first chunk's in chunk order, so that the result does not
-        // depend on thread timing, whole vectors at a time; then stored as dw, transposed back where it was dwᵀ.
-        for (int c = 1; c < chunks; c++) {
-            Vectors.addRow(sums, c * partial, sums, 0, partial);
-        }
+        // Then stored as dw, transposed back where it was dwᵀ.
+        addChunksIntoFirst(sums, chunks, partial);
         if (narrow) {
             System.arraycopy(sums, 0, dwb.data, dwb.offset, co * taps);
         } else {
@@ -214,6 +211,16 @@ final class CpuKernels implements Kernels {
                     dwb.data[dwb.offset + o * taps + t] = sums[t * coPadded + o];
                 }
             }
+        }
+    }
+
+    /**
+     * The per-chunk partial sums, {@code partial} floats each, added into the first chunk's in chunk order, so that
+     * the result does not depend on thread timing, whole vectors at a time.
+     */
+    private static void addChunksIntoFirst(float[] sums, int chunks, int partial) {
+        for (int c = 1; c < chunks; c++) {
+            Vectors.addRow(sums, c * partial, sums, 0, partial);
         }
     }
 
@@ -236,7 +243,7 @@ final class CpuKernels implements Kernels {
     @Override
     public void conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
-        FusedFirstLayer layer = firstLayers.computeIfAbsent(s, FusedFirstLayer::new);
+        FusedFirstLayer layer = firstLayer(s);
         float[] wb = filterWithBias(layer, cpu(w), cpu(b));
         ConvShape c = s.conv();
         int inSample = c.inChannels() * c.height() * c.width(), outSample = s.outputLength() / c.batch();
@@ -259,7 +266,7 @@ final class CpuKernels implements Kernels {
     public void conv2dBiasReluAvgPoolBackward(
             Buffer x, Buffer w, Buffer b, Buffer dy, Buffer dw, Buffer db, ConvPoolShape s) {
         CpuBuffer xb = cpu(x), dyb = cpu(dy), dwb = cpu(dw), dbb = cpu(db);
-        FusedFirstLayer layer = firstLayers.computeIfAbsent(s, FusedFirstLayer::new);
+        FusedFirstLayer layer = firstLayer(s);
         float[] wb = filterWithBias(layer, cpu(w), cpu(b));
         ConvShape c = s.conv();
         int inSample = c.inChannels() * c.height() * c.width(), outSample = s.outputLength() / c.batch();
@@ -276,10 +283,12 @@ final class CpuKernels implements Kernels {
                 layer.addGradients(gradient, panel, sums, chunk * partial);
             }
         });
-        for (int chunk = 1; chunk < chunks; chunk++) {
-            Vectors.addRow(sums, chunk * partial, sums, 0, partial);
-        }
+        addChunksIntoFirst(sums, chunks, partial);
         layer.store(sums, dwb.data, dwb.offset, dbb.data, dbb.offset);
+    }
+
+    private FusedFirstLayer firstLayer(ConvPoolShape s) {
+        return firstLayers.computeIfAbsent(s, shape -> new FusedFirstLayer(shape, panels(shape.conv())));
     }
 
     /** The calling thread's [w | b], which the cores' threads then read. */

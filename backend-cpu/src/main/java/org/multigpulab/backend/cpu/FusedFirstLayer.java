@@ -32,13 +32,14 @@ final class FusedFirstLayer {
     /** Where each tap's stretch starts in an image: {@code (c·H + p)·W + q}. */
     private final int[] tapOffsets;
 
-    FusedFirstLayer(ConvPoolShape s) {
+    /** The layer of shape {@code s}, whose convolution's taps {@code panels} knows. */
+    FusedFirstLayer(ConvPoolShape s, ConvPanels panels) {
         this.conv = s.conv();
         this.pool = s.pool();
         this.taps = conv.inChannels() * conv.kernelHeight() * conv.kernelWidth();
         this.columns = Gemm.roundUpToVectors(conv.outHeight() * conv.width());
         this.used = (conv.outHeight() - 1) * conv.width() + conv.outWidth();
-        this.tapOffsets = new ConvPanels(conv).tapOffsets(new int[taps], taps, 0);
+        this.tapOffsets = panels.tapOffsets(new int[taps], taps, 0);
     }
 
     /** Floats of the packed image ({@code taps + 1} rows) and of the output or its gradient (a row a channel). */

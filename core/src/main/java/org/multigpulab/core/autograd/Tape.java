@@ -107,12 +107,13 @@ public final class Tape implements AutoCloseable {
         }
         if (root.grad() == null) {
             // A step tensor's gradient dies with the step; a parameter's is its own, kept across steps.
-            Buffer grad = stepTensors.contains(root)
+            boolean parameter = !stepTensors.contains(root);
+            Buffer grad = !parameter
                     ? workspace.take(root.size())
                     : root.reservedGrad() != null
                             ? root.reservedGrad()
                             : root.device().allocate(root.size());
-            if (stepTensors.contains(root)) {
+            if (!parameter) {
                 owned.add(grad);
             }
             root.setGrad(grad);
