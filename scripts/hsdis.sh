@@ -10,6 +10,10 @@
 #       jdk.incubator.vector -cp "bench/target/bench-0.1.0-SNAPSHOT.jar:bench/target/lib/*" \
 #       org.multigpulab.bench.KernelSequenceMain cpu conv2_bias_forward
 set -euo pipefail
+if [ "$(uname -m)" != x86_64 ]; then
+    echo "error: libhsdis0-fcml disassembles x86-64 only, and this machine is $(uname -m)." >&2
+    exit 1
+fi
 lib=/usr/lib/x86_64-linux-gnu/libhsdis.so.0
 out="${XDG_CACHE_HOME:-$HOME/.cache}/multigpu-lab/hsdis"
 if [ ! -e "$lib" ]; then
