@@ -92,6 +92,10 @@ final class LeNetKernels {
         Buffer b1Grad = random(d, 20, random), w1Grad = random(d, CONV1.filterLength(), random);
         calls.put("layer1_forward", new Conv2dBiasReluAvgPoolForward(x1, w1, b1, p1, layer1));
         calls.put("layer1_backward", new Conv2dBiasReluAvgPoolBackward(x1, w1, b1, p1, w1Grad, b1Grad, layer1));
+        // evaluation's second layer: its input needs no gradient there, so conv2, bias, ReLU and pooling are one op
+        ConvPoolShape layer2 = new ConvPoolShape(CONV2, 2, 2);
+        calls.put("layer2_forward", new Conv2dBiasReluAvgPoolForward(x2, w2, b2, f, layer2));
+        calls.put("relu3_forward", new ReluForward(h, random(d, BATCH * 128, random), BATCH * 128));
         calls.put("sgd_w3_axpy", new Axpy(-1e-6f, h.slice(0, 128 * 128), w3.slice(0, 128 * 128), 128 * 128));
         return calls;
     }

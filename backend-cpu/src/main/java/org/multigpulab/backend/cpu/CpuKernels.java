@@ -34,6 +34,10 @@ final class CpuKernels implements Kernels {
     private final Scratch<float[]> partialSums = Scratch.floats();
     /** The fused first layer's packed image, and its geometry for each shape. */
     private final Scratch<float[]> firstLayerPanel = Scratch.floats();
+    /** The fused first layer's gradients of a chunk's images, summed lane by lane. */
+    private final Scratch<float[]> gradientLanes = Scratch.floats();
+    /** A fused layer's convolution output where whole rows do not suit it, pooled from there. */
+    private final Scratch<float[]> convolution = Scratch.floats();
 
     private final Map<ConvPoolShape, FusedFirstLayer> firstLayers = new ConcurrentHashMap<>();
 
@@ -101,16 +105,21 @@ final class CpuKernels implements Kernels {
 
     @Override
     public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
-        convolve(cpu(x), cpu(w), null, cpu(y), s);
+        CpuBuffer yb = cpu(y);
+        convolve(cpu(x), cpu(w), null, yb.data, yb.offset, s);
     }
 
     @Override
     public void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
-        convolve(cpu(x), cpu(w), cpu(b), cpu(y), s);
+        CpuBuffer yb = cpu(y);
+        convolve(cpu(x), cpu(w), cpu(b), yb.data, yb.offset, s);
     }
 
-    /** y = w ⋆ x, plus {@code b} (if not null) added to each channel as its panel is stored. */
-    private void convolve(CpuBuffer xb, CpuBuffer wb, CpuBuffer bb, CpuBuffer yb, ConvShape s) {
+    /**
+     * y = w ⋆ x into {@code y} at {@code yOff}, plus {@code b} (if not null) added to each channel as its panel is
+     * stored.
+     */
+    private void convolve(CpuBuffer xb, CpuBuffer wb, CpuBuffer bb, float[] y, int yOff, ConvShape s) {
         ConvPanels cp = panels(s);
         int co = s.outChannels(), taps = cp.taps();
         // With few taps (conv1's 9) a panel's multiply is short, so what each panel costs besides it dominates:
@@ -122,15 +131,7 @@ final class CpuKernels implements Kernels {
             // y [Co, pixels] = w [Co, C·Kh·Kw] · im2col(x) [C·Kh·Kw, pixels]
             Gemm.multiplyPanel(co, width, taps, wb.data, wb.offset, taps, columns, width, product, 0, width);
             cp.storeOutput(
-                    product,
-                    width,
-                    co,
-                    from,
-                    to,
-                    yb.data,
-                    yb.offset,
-                    bb == null ? null : bb.data,
-                    bb == null ? 0 : bb.offset);
+                    product, width, co, from, to, y, yOff, bb == null ? null : bb.data, bb == null ? 0 : bb.offset);
         });
     }
 
@@ -238,11 +239,19 @@ final class CpuKernels implements Kernels {
 
     /**
      * Each core's images one at a time through {@link FusedFirstLayer}: packed, multiplied and pooled in arrays
-     * that stay in the core's cache.
+     * that stay in the core's cache. Where its whole rows would multiply many columns that are no output pixel
+     * ({@link FusedFirstLayer#suits}), the convolution goes through panels into a scratch array and is pooled
+     * from there, as the separate ops do.
      */
     @Override
     public void conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
+        if (!FusedFirstLayer.suits(s.conv())) {
+            float[] output = convolution.get(s.conv().outputLength());
+            convolve(xb, cpu(w), cpu(b), output, 0, s.conv());
+            pool(output, 0, yb.data, yb.offset, s.pool(), 0f);
+            return;
+        }
         FusedFirstLayer layer = firstLayer(s);
         float[] wb = filterWithBias(layer, cpu(w), cpu(b));
         ConvShape c = s.conv();
@@ -259,8 +268,9 @@ final class CpuKernels implements Kernels {
 
     /**
      * As the forward pass, each image's convolution again, then in the core's cache its gradient from the pooled
-     * one and from that the filter's and the bias's, added to the core's partial sums. They are summed an image at
-     * a time, where the separate ops sum panels of several, so they round differently.
+     * one and from that the filter's and the bias's, added lane by lane to the chunk's sums, whose lanes are added
+     * at the chunk's end. The separate ops sum panels of a few images each, so the two round differently. Whole
+     * rows whatever the shape: training fuses the first layer only, where they suit.
      */
     @Override
     public void conv2dBiasReluAvgPoolBackward(
@@ -271,17 +281,19 @@ final class CpuKernels implements Kernels {
         ConvShape c = s.conv();
         int inSample = c.inChannels() * c.height() * c.width(), outSample = s.outputLength() / c.batch();
         int chunks = Parallel.chunks(c.batch(), c.flops()), partial = layer.gradientLength();
-        float[] sums = partialSums(chunks * partial);
+        float[] sums = partialSums.get(chunks * partial);
         Parallel.forRange(c.batch(), c.flops(), (chunk, first, last) -> {
             float[] panel = firstLayerPanel.get(layer.panelLength()), product = productPanel.get(layer.outputLength());
-            float[] gradient = outputPanel.get(layer.outputLength());
+            float[] gradient = outputPanel.get(layer.outputLength()), lanes = gradientLanes.get(layer.lanesLength());
             layer.preparePanel(panel);
             Arrays.fill(gradient, 0, layer.outputLength(), 0f);
+            Arrays.fill(lanes, 0, layer.lanesLength(), 0f);
             for (int image = first; image < last; image++) {
                 layer.convolve(xb.data, xb.offset + image * inSample, wb, panel, product);
                 layer.unpool(dyb.data, dyb.offset + image * outSample, product, gradient);
-                layer.addGradients(gradient, panel, sums, chunk * partial);
+                layer.addGradients(gradient, panel, lanes);
             }
+            layer.sumLanes(lanes, sums, chunk * partial);
         });
         addChunksIntoFirst(sums, chunks, partial);
         layer.store(sums, dwb.data, dwb.offset, dbb.data, dbb.offset);
@@ -357,27 +369,21 @@ final class CpuKernels implements Kernels {
 
     @Override
     public void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
-        pool(x, y, s, Float.NaN);
+        CpuBuffer xb = cpu(x), yb = cpu(y);
+        pool(xb.data, xb.offset, yb.data, yb.offset, s, Float.NaN);
     }
 
     @Override
     public void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
-        pool(x, y, s, 0f);
+        CpuBuffer xb = cpu(x), yb = cpu(y);
+        pool(xb.data, xb.offset, yb.data, yb.offset, s, 0f);
     }
 
-    private static void pool(Buffer x, Buffer y, PoolShape s, float floor) {
-        CpuBuffer xb = cpu(x), yb = cpu(y);
+    private static void pool(float[] x, int xOff, float[] y, int yOff, PoolShape s, float floor) {
         int planeSize = s.height() * s.width(), pooled = s.outHeight() * s.outWidth();
         Parallel.forRange(s.planes(), (long) s.inputLength(), (chunk, from, to) -> {
             for (int plane = from; plane < to; plane++) {
-                PlanePool.forward(
-                        xb.data,
-                        xb.offset + plane * planeSize,
-                        s.width(),
-                        floor,
-                        yb.data,
-                        yb.offset + plane * pooled,
-                        s);
+                PlanePool.forward(x, xOff + plane * planeSize, s.width(), floor, y, yOff + plane * pooled, s);
             }
         });
     }

@@ -2,6 +2,7 @@ package org.multigpulab.backend.cpu;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorSpecies;
@@ -746,13 +747,16 @@ final class Gemm {
         accumulate(c, c0, alpha, acc, store, part);
     }
 
+    /** Rows of A whose dot products {@link #dots} keeps as lanes at a time: 16 × 10 classes × 16 lanes is 10 KB. */
+    private static final int DOT_ROWS = 16;
+
+    private static final Scratch<float[]> DOT_LANES = Scratch.floats();
+
     /**
      * C[m, n] = alpha · A[m, k] · B[n, k]ᵀ + beta · C as m·n dot products of two contiguous rows: the better form
-     * when n is too narrow for the column kernels (a 3×3 filter's 9 taps, a dense layer's 10 classes). Eight dot
-     * products at a time (two rows of A with four of B), then four; an odd last column four rows at a time. Each
-     * is summed as {@link #dot} sums it alone, so the blocks do not change the result: they only keep enough
-     * independent sums going that the fused multiply-adds do not wait on each other (a lone dot product waits on
-     * each one's latency; conv1's ninth tap took as long as the other eight).
+     * when n is too narrow for the column kernels (a 3×3 filter's 9 taps, a dense layer's 10 classes). Each dot
+     * product's whole vectors are summed lane by lane ({@link #addDotLanes}), then its lanes first to last, then
+     * the floats past the last whole vector one by one.
      */
     static void dots(
             int m,
@@ -766,44 +770,71 @@ final class Gemm {
             float beta,
             float[] c,
             int cOff) {
-        int i = 0;
-        for (; i + 2 <= m; i += 2) {
-            int j = 0;
-            for (; j + 4 <= n; j += 4) {
-                eightDots(k, alpha, a, aOff + i * k, b, bOff + j * k, beta, c, cOff + i * n + j, n);
-            }
-            for (; j + 2 <= n; j += 2) {
-                fourDots(k, alpha, a, aOff + i * k, b, bOff + j * k, beta, c, cOff + i * n + j, n);
-            }
-        }
-        if (n % 2 == 1) {
-            int last = n - 1, r = 0;
-            for (; r + 4 <= i; r += 4) {
-                fourRowsOneDot(k, alpha, a, aOff + r * k, b, bOff + last * k, beta, c, cOff + r * n + last, n);
-            }
-            for (; r < i; r++) {
-                set(c, cOff + r * n + last, alpha * dot(k, a, aOff + r * k, b, bOff + last * k), beta);
-            }
-        }
-        for (; i < m; i++) {
-            for (int j = 0; j < n; j++) {
-                set(c, cOff + i * n + j, alpha * dot(k, a, aOff + i * k, b, bOff + j * k), beta);
+        int whole = k / L * L;
+        float[] lanes = DOT_LANES.get(Math.min(m, DOT_ROWS) * n * L);
+        for (int i0 = 0; i0 < m; i0 += DOT_ROWS) {
+            int rows = Math.min(DOT_ROWS, m - i0);
+            Arrays.fill(lanes, 0, rows * n * L, 0f);
+            addDotLanes(rows, n, k, a, aOff + i0 * k, b, bOff, lanes, 0);
+            for (int i = i0; i < i0 + rows; i++) {
+                for (int j = 0; j < n; j++) {
+                    float sum = Vectors.sumLanes(lanes, ((i - i0) * n + j) * L);
+                    for (int p = whole; p < k; p++) {
+                        sum = Math.fma(a[aOff + i * k + p], b[bOff + j * k + p], sum);
+                    }
+                    set(c, cOff + i * n + j, alpha * sum, beta);
+                }
             }
         }
     }
 
     /**
-     * C[2 rows, 4 columns at c0] = alpha · the eight dot products of A's rows at a0, a0 + k with B's rows at b0 …
-     * b0 + 3k, + beta · C: six loads for eight fused multiply-adds, in eight independent sums.
+     * {@code lanes[(i·n + j)·L, +L)} += the lane-wise sums of A's row i times B's row j, A [m, k] and B [n, k] rows,
+     * over k's whole vectors: dot products with their lanes not yet added together, so that a caller can go on
+     * adding to them (the fused first layer, image after image) and add the lanes once at the end. Eight dot
+     * products at a time (two rows of A with four of B: six loads for eight fused multiply-adds), then four; an
+     * odd last column four rows at a time: enough independent sums that the fused multiply-adds do not wait on
+     * each other (a lone dot product waits on each one's latency; conv1's ninth tap took as long as the other
+     * eight).
      */
-    private static void eightDots(
-            int k, float alpha, float[] a, int a0, float[] b, int b0, float beta, float[] c, int c0, int ldc) {
-        FloatVector s00 = FloatVector.zero(S), s01 = FloatVector.zero(S);
-        FloatVector s02 = FloatVector.zero(S), s03 = FloatVector.zero(S);
-        FloatVector s10 = FloatVector.zero(S), s11 = FloatVector.zero(S);
-        FloatVector s12 = FloatVector.zero(S), s13 = FloatVector.zero(S);
-        int a1 = a0 + k, b1 = b0 + k, b2 = b1 + k, b3 = b2 + k, p = 0;
-        for (; p + L <= k; p += L) {
+    static void addDotLanes(int m, int n, int k, float[] a, int aOff, float[] b, int bOff, float[] lanes, int at) {
+        int i = 0, row = n * L;
+        for (; i + 2 <= m; i += 2) {
+            int j = 0;
+            for (; j + 4 <= n; j += 4) {
+                eightDotLanes(k, a, aOff + i * k, b, bOff + j * k, lanes, at + i * row + j * L, row);
+            }
+            for (; j + 2 <= n; j += 2) {
+                fourDotLanes(k, a, aOff + i * k, b, bOff + j * k, lanes, at + i * row + j * L, row);
+            }
+        }
+        if (n % 2 == 1) {
+            int last = n - 1, r = 0;
+            for (; r + 4 <= i; r += 4) {
+                fourRowsOneDotLanes(k, a, aOff + r * k, b, bOff + last * k, lanes, at + r * row + last * L, row);
+            }
+            for (; r < i; r++) {
+                oneDotLanes(k, a, aOff + r * k, b, bOff + last * k, lanes, at + r * row + last * L);
+            }
+        }
+        for (; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                oneDotLanes(k, a, aOff + i * k, b, bOff + j * k, lanes, at + i * row + j * L);
+            }
+        }
+    }
+
+    /** Lanes at l0 (rows {@code row} apart) += A's rows at a0, a0 + k times B's rows at b0 … b0 + 3k, lane-wise. */
+    private static void eightDotLanes(int k, float[] a, int a0, float[] b, int b0, float[] lanes, int l0, int row) {
+        int l1 = l0 + row;
+        FloatVector s00 = FloatVector.fromArray(S, lanes, l0), s01 = FloatVector.fromArray(S, lanes, l0 + L);
+        FloatVector s02 = FloatVector.fromArray(S, lanes, l0 + 2 * L);
+        FloatVector s03 = FloatVector.fromArray(S, lanes, l0 + 3 * L);
+        FloatVector s10 = FloatVector.fromArray(S, lanes, l1), s11 = FloatVector.fromArray(S, lanes, l1 + L);
+        FloatVector s12 = FloatVector.fromArray(S, lanes, l1 + 2 * L);
+        FloatVector s13 = FloatVector.fromArray(S, lanes, l1 + 3 * L);
+        int a1 = a0 + k, b1 = b0 + k, b2 = b1 + k, b3 = b2 + k;
+        for (int p = 0; p + L <= k; p += L) {
             FloatVector x0 = FloatVector.fromArray(S, a, a0 + p), x1 = FloatVector.fromArray(S, a, a1 + p);
             FloatVector y0 = FloatVector.fromArray(S, b, b0 + p), y1 = FloatVector.fromArray(S, b, b1 + p);
             FloatVector y2 = FloatVector.fromArray(S, b, b2 + p), y3 = FloatVector.fromArray(S, b, b3 + p);
@@ -816,73 +847,23 @@ final class Gemm {
             s12 = x1.fma(y2, s12);
             s13 = x1.fma(y3, s13);
         }
-        float r00 = Vectors.sumLanes(s00), r01 = Vectors.sumLanes(s01);
-        float r02 = Vectors.sumLanes(s02), r03 = Vectors.sumLanes(s03);
-        float r10 = Vectors.sumLanes(s10), r11 = Vectors.sumLanes(s11);
-        float r12 = Vectors.sumLanes(s12), r13 = Vectors.sumLanes(s13);
-        for (; p < k; p++) {
-            float x0 = a[a0 + p], x1 = a[a1 + p];
-            r00 = Math.fma(x0, b[b0 + p], r00);
-            r01 = Math.fma(x0, b[b1 + p], r01);
-            r02 = Math.fma(x0, b[b2 + p], r02);
-            r03 = Math.fma(x0, b[b3 + p], r03);
-            r10 = Math.fma(x1, b[b0 + p], r10);
-            r11 = Math.fma(x1, b[b1 + p], r11);
-            r12 = Math.fma(x1, b[b2 + p], r12);
-            r13 = Math.fma(x1, b[b3 + p], r13);
-        }
-        set(c, c0, alpha * r00, beta);
-        set(c, c0 + 1, alpha * r01, beta);
-        set(c, c0 + 2, alpha * r02, beta);
-        set(c, c0 + 3, alpha * r03, beta);
-        set(c, c0 + ldc, alpha * r10, beta);
-        set(c, c0 + ldc + 1, alpha * r11, beta);
-        set(c, c0 + ldc + 2, alpha * r12, beta);
-        set(c, c0 + ldc + 3, alpha * r13, beta);
+        s00.intoArray(lanes, l0);
+        s01.intoArray(lanes, l0 + L);
+        s02.intoArray(lanes, l0 + 2 * L);
+        s03.intoArray(lanes, l0 + 3 * L);
+        s10.intoArray(lanes, l1);
+        s11.intoArray(lanes, l1 + L);
+        s12.intoArray(lanes, l1 + 2 * L);
+        s13.intoArray(lanes, l1 + 3 * L);
     }
 
-    /**
-     * C[4 rows, the column at c0] = alpha · the dot products of A's rows at a0 … a0 + 3k with B's row at b0,
-     * + beta · C: an odd last column, in four independent sums.
-     */
-    private static void fourRowsOneDot(
-            int k, float alpha, float[] a, int a0, float[] b, int b0, float beta, float[] c, int c0, int ldc) {
-        FloatVector s0 = FloatVector.zero(S), s1 = FloatVector.zero(S);
-        FloatVector s2 = FloatVector.zero(S), s3 = FloatVector.zero(S);
-        int a1 = a0 + k, a2 = a1 + k, a3 = a2 + k, p = 0;
-        for (; p + L <= k; p += L) {
-            FloatVector y = FloatVector.fromArray(S, b, b0 + p);
-            s0 = FloatVector.fromArray(S, a, a0 + p).fma(y, s0);
-            s1 = FloatVector.fromArray(S, a, a1 + p).fma(y, s1);
-            s2 = FloatVector.fromArray(S, a, a2 + p).fma(y, s2);
-            s3 = FloatVector.fromArray(S, a, a3 + p).fma(y, s3);
-        }
-        float r0 = Vectors.sumLanes(s0), r1 = Vectors.sumLanes(s1);
-        float r2 = Vectors.sumLanes(s2), r3 = Vectors.sumLanes(s3);
-        for (; p < k; p++) {
-            float y = b[b0 + p];
-            r0 = Math.fma(a[a0 + p], y, r0);
-            r1 = Math.fma(a[a1 + p], y, r1);
-            r2 = Math.fma(a[a2 + p], y, r2);
-            r3 = Math.fma(a[a3 + p], y, r3);
-        }
-        set(c, c0, alpha * r0, beta);
-        set(c, c0 + ldc, alpha * r1, beta);
-        set(c, c0 + 2 * ldc, alpha * r2, beta);
-        set(c, c0 + 3 * ldc, alpha * r3, beta);
-    }
-
-    /**
-     * C[2 rows, 2 columns at c0] = alpha · the four dot products of A's rows at a0, a0 + k with B's rows at b0,
-     * b0 + k, + beta · C: four independent sums, so the fused multiply-adds do not wait on each other as one dot
-     * product's do.
-     */
-    private static void fourDots(
-            int k, float alpha, float[] a, int a0, float[] b, int b0, float beta, float[] c, int c0, int ldc) {
-        FloatVector s00 = FloatVector.zero(S), s01 = FloatVector.zero(S);
-        FloatVector s10 = FloatVector.zero(S), s11 = FloatVector.zero(S);
-        int a1 = a0 + k, b1 = b0 + k, p = 0;
-        for (; p + L <= k; p += L) {
+    /** Lanes at l0 (rows {@code row} apart) += A's rows at a0, a0 + k times B's rows at b0, b0 + k, lane-wise. */
+    private static void fourDotLanes(int k, float[] a, int a0, float[] b, int b0, float[] lanes, int l0, int row) {
+        int l1 = l0 + row;
+        FloatVector s00 = FloatVector.fromArray(S, lanes, l0), s01 = FloatVector.fromArray(S, lanes, l0 + L);
+        FloatVector s10 = FloatVector.fromArray(S, lanes, l1), s11 = FloatVector.fromArray(S, lanes, l1 + L);
+        int a1 = a0 + k, b1 = b0 + k;
+        for (int p = 0; p + L <= k; p += L) {
             FloatVector x0 = FloatVector.fromArray(S, a, a0 + p), x1 = FloatVector.fromArray(S, a, a1 + p);
             FloatVector y0 = FloatVector.fromArray(S, b, b0 + p), y1 = FloatVector.fromArray(S, b, b1 + p);
             s00 = x0.fma(y0, s00);
@@ -890,37 +871,44 @@ final class Gemm {
             s10 = x1.fma(y0, s10);
             s11 = x1.fma(y1, s11);
         }
-        float r00 = Vectors.sumLanes(s00), r01 = Vectors.sumLanes(s01);
-        float r10 = Vectors.sumLanes(s10), r11 = Vectors.sumLanes(s11);
-        for (; p < k; p++) {
-            r00 = Math.fma(a[a0 + p], b[b0 + p], r00);
-            r01 = Math.fma(a[a0 + p], b[b1 + p], r01);
-            r10 = Math.fma(a[a1 + p], b[b0 + p], r10);
-            r11 = Math.fma(a[a1 + p], b[b1 + p], r11);
+        s00.intoArray(lanes, l0);
+        s01.intoArray(lanes, l0 + L);
+        s10.intoArray(lanes, l1);
+        s11.intoArray(lanes, l1 + L);
+    }
+
+    /** Lanes at l0 (rows {@code row} apart) += A's rows at a0 … a0 + 3k times B's row at b0, lane-wise. */
+    private static void fourRowsOneDotLanes(
+            int k, float[] a, int a0, float[] b, int b0, float[] lanes, int l0, int row) {
+        FloatVector s0 = FloatVector.fromArray(S, lanes, l0), s1 = FloatVector.fromArray(S, lanes, l0 + row);
+        FloatVector s2 = FloatVector.fromArray(S, lanes, l0 + 2 * row);
+        FloatVector s3 = FloatVector.fromArray(S, lanes, l0 + 3 * row);
+        int a1 = a0 + k, a2 = a1 + k, a3 = a2 + k;
+        for (int p = 0; p + L <= k; p += L) {
+            FloatVector y = FloatVector.fromArray(S, b, b0 + p);
+            s0 = FloatVector.fromArray(S, a, a0 + p).fma(y, s0);
+            s1 = FloatVector.fromArray(S, a, a1 + p).fma(y, s1);
+            s2 = FloatVector.fromArray(S, a, a2 + p).fma(y, s2);
+            s3 = FloatVector.fromArray(S, a, a3 + p).fma(y, s3);
         }
-        set(c, c0, alpha * r00, beta);
-        set(c, c0 + 1, alpha * r01, beta);
-        set(c, c0 + ldc, alpha * r10, beta);
-        set(c, c0 + ldc + 1, alpha * r11, beta);
+        s0.intoArray(lanes, l0);
+        s1.intoArray(lanes, l0 + row);
+        s2.intoArray(lanes, l0 + 2 * row);
+        s3.intoArray(lanes, l0 + 3 * row);
+    }
+
+    /** Lanes at l0 += A's row at a0 times B's row at b0, lane-wise. */
+    private static void oneDotLanes(int k, float[] a, int a0, float[] b, int b0, float[] lanes, int l0) {
+        FloatVector acc = FloatVector.fromArray(S, lanes, l0);
+        for (int p = 0; p + L <= k; p += L) {
+            acc = FloatVector.fromArray(S, a, a0 + p).fma(FloatVector.fromArray(S, b, b0 + p), acc);
+        }
+        acc.intoArray(lanes, l0);
     }
 
     /** {@code c[at] = product + beta · c[at]}, c not read when beta is 0. */
     private static void set(float[] c, int at, float product, float beta) {
         c[at] = beta == 0f ? product : beta * c[at] + product;
-    }
-
-    /** The dot product of {@code a[a0, a0 + k)} and {@code b[b0, b0 + k)}. */
-    private static float dot(int k, float[] a, int a0, float[] b, int b0) {
-        FloatVector acc = FloatVector.zero(S);
-        int p = 0;
-        for (; p + L <= k; p += L) {
-            acc = FloatVector.fromArray(S, a, a0 + p).fma(FloatVector.fromArray(S, b, b0 + p), acc);
-        }
-        float sum = Vectors.sumLanes(acc);
-        for (; p < k; p++) {
-            sum = Math.fma(a[a0 + p], b[b0 + p], sum);
-        }
-        return sum;
     }
 
     /** Whether {@code n} columns are too few for the vector column kernels. */

@@ -27,9 +27,14 @@ final class Vectors {
     static float sumLanes(FloatVector v) {
         float[] lanes = LANES.get(L);
         v.intoArray(lanes, 0);
+        return sumLanes(lanes, 0);
+    }
+
+    /** The sum of the L floats at {@code lanes[at]}, first to last, as {@link #sumLanes(FloatVector)} adds them. */
+    static float sumLanes(float[] lanes, int at) {
         float sum = 0;
         for (int i = 0; i < L; i++) {
-            sum += lanes[i];
+            sum += lanes[at + i];
         }
         return sum;
     }
