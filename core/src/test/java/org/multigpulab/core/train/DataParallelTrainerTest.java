@@ -70,7 +70,11 @@ class DataParallelTrainerTest {
         assertTrue(d.worst().relative() < 1e-4, algorithm + " vs naive: " + d);
     }
 
-    /** A fixed slice of the real set: the first 6,400 training and 1,000 test images, two epochs on 2 devices. */
+    /**
+     * A fixed slice of the real set: the first 6,400 training and 1,000 test images, three epochs on 2 devices. At
+     * this learning rate LeNet sits at ln 10 through the first epoch, and how far the second takes it off depends on
+     * rounding (its loss fell 0.075 to 0.13 across two builds and three vector widths); by the third it is off.
+     */
     @Test
     void theLossFallsOnRealData() {
         FashionMnist.Splits all = FashionMnist.load(Synthetic.realDataDir(), true);
@@ -81,15 +85,15 @@ class DataParallelTrainerTest {
                 Synthetic.sim(2),
                 new LeNet(),
                 new LeNet().initParams(1),
-                new TrainConfig(2, 32, 0.2f, 1, true, false))) {
+                new TrainConfig(3, 32, 0.2f, 1, true, false))) {
             TrainResult result = trainer.train(data, new TrainingListener() {
                 @Override
                 public void onEpoch(EpochDone epoch) {
                     epochs.add(epoch);
                 }
             });
-            assertTrue(epochs.get(1).trainLoss() < epochs.get(0).trainLoss() - 0.1, "the loss should fall: " + epochs);
-            assertTrue(result.finalTestAcc() > 0.3, "the model should beat chance (0.1) clearly: " + epochs);
+            assertTrue(epochs.get(2).trainLoss() < epochs.get(0).trainLoss() - 0.5, "the loss should fall: " + epochs);
+            assertTrue(result.finalTestAcc() > 0.5, "the model should beat chance (0.1) clearly: " + epochs);
             assertTrue(
                     result.summaryLine()
                             .matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"
