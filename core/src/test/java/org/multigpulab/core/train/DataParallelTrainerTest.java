@@ -73,7 +73,8 @@ class DataParallelTrainerTest {
     /**
      * A fixed slice of the real set: the first 6,400 training and 1,000 test images, three epochs on 2 devices. At
      * this learning rate LeNet sits at ln 10 through the first epoch, and how far the second takes it off depends on
-     * rounding (its loss fell 0.075 to 0.13 across two builds and three vector widths); by the third it is off.
+     * rounding (its loss fell 0.075 to 0.13 across two builds, at 512 and 256 bits and under AVX2); by the third it
+     * is off.
      */
     @Test
     void theLossFallsOnRealData() {
