@@ -747,7 +747,10 @@ final class Gemm {
         accumulate(c, c0, alpha, acc, store, part);
     }
 
-    /** Rows of A whose dot products {@link #dots} keeps as lanes at a time: 16 × 10 classes × 16 lanes is 10 KB. */
+    /**
+     * Rows of A whose dot products {@link #dots} keeps as lanes at a time: with 16-float vectors, 16 rows × 10
+     * classes is 10 KB.
+     */
     private static final int DOT_ROWS = 16;
 
     private static final Scratch<float[]> DOT_LANES = Scratch.floats();
