@@ -31,6 +31,10 @@ import picocli.CommandLine.Option;
  * ({@code cpu}), on libtorch ({@code djl}) and on 1 and 8 logical GPUs over the Java kernels, one after the
  * other and again, so that the machine's moods fall on all alike; medians, ratios, effective GFLOP/s and the
  * share of the processor's peak.
+ *
+ * <p>The JVM's first epoch comes before the rounds and is reported on its own: while the JIT compiles the kernels
+ * it is the slowest, and the setup that ran it would otherwise carry it in its median while the setups after it
+ * (the same kernels on {@code sim}) ran on compiled code.
  */
 @Command(
         name = "bench",
@@ -77,7 +81,8 @@ final class BenchCommand implements Callable<Integer> {
             List<Summary> setups,
             double cpuOverDjl,
             double eightOverOne,
-            Double cpuFirstOverLater,
+            Epoch firstEpoch,
+            double cpuFirstOverLater,
             List<Epoch> epochs) {}
 
     /** Made when the benchmark runs, not when the command line is built: a lab packed without djl still starts. */
@@ -110,11 +115,17 @@ final class BenchCommand implements Callable<Integer> {
         double peak = PeakFlops.measure();
         print.printf(
                 Locale.ROOT,
-                "peak %.0f GFLOP/s; then %d epoch(s) of %d images for each of %s, in turns%n",
+                "peak %.0f GFLOP/s; then the JVM's first epoch, and %d epoch(s) of %d images for each of %s, in turns%n",
                 peak / 1e9,
                 repeats,
                 splits.train().count(),
                 setups.stream().map(Setup::name).toList());
+        Epoch first = epoch(setups.getFirst(), 0, splits);
+        print.printf(
+                Locale.ROOT,
+                "  the JVM's first epoch (%s, while the JIT compiles; not in the medians): %.1f s%n",
+                first.setup(),
+                first.wallSec());
         List<Epoch> epochs = new ArrayList<>();
         for (int r = 1; r <= repeats; r++) {
             for (Setup s : setups) {
@@ -149,14 +160,13 @@ final class BenchCommand implements Callable<Integer> {
                 "%ncpu / djl = %.2f; 8 logical GPUs / 1 = %.2f (wall, same global batch)%n",
                 cpuOverDjl,
                 eightOverOne);
-        Double firstOverLater = firstOverLater(summaries.get(0).allSec());
-        print.println(
-                firstOverLater == null
-                        ? "the JVM's first epoch against later ones: needs --repeats 2 or more"
-                        : String.format(
-                                Locale.ROOT,
-                                "the JVM's first epoch (cpu run 1, while the JIT compiles) / cpu's later median = %.2f",
-                                firstOverLater));
+        double firstOverLater = first.wallSec() / summaries.getFirst().medianSec();
+        print.printf(
+                Locale.ROOT,
+                "the JVM's first epoch (%s, while the JIT compiles) / %s's median = %.2f%n",
+                first.setup(),
+                first.setup(),
+                firstOverLater);
         Result result = new Result(
                 System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors() + " cores",
                 peak / 1e9,
@@ -165,6 +175,7 @@ final class BenchCommand implements Callable<Integer> {
                 summaries,
                 cpuOverDjl,
                 eightOverOne,
+                first,
                 firstOverLater,
                 epochs);
         AtomicFile.writeJson(out, result);
@@ -240,13 +251,5 @@ final class BenchCommand implements Callable<Integer> {
         return sorted.length % 2 == 1
                 ? sorted[sorted.length / 2]
                 : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-    }
-
-    /**
-     * The first of a setup's epochs over the median of the others: for the first setup, the JVM's first epoch,
-     * run while the JIT compiles the kernels; null with a single epoch.
-     */
-    static Double firstOverLater(double[] secs) {
-        return secs.length < 2 ? null : secs[0] / median(Arrays.copyOfRange(secs, 1, secs.length));
     }
 }
