@@ -96,6 +96,8 @@ final class LeNetKernels {
         ConvPoolShape layer2 = new ConvPoolShape(CONV2, 2, 2);
         calls.put("layer2_forward", new Conv2dBiasReluAvgPoolForward(x2, w2, b2, f, layer2));
         calls.put("relu3_forward", new ReluForward(h, random(d, BATCH * 128, random), BATCH * 128));
+        // the trainer's check that the summed gradients are finite: a squared norm, 1×k by k×1, per parameter
+        calls.put("norm_w3", new Gemm(false, true, 1, 1, 800 * 128, 1f, w3, w3, 0f, b2.slice(0, 1)));
         calls.put("sgd_w3_axpy", new Axpy(-1e-6f, h.slice(0, 128 * 128), w3.slice(0, 128 * 128), 128 * 128));
         return calls;
     }
