@@ -32,6 +32,10 @@ import picocli.CommandLine.Option;
  * other and again, so that the machine's moods fall on all alike; medians, ratios, effective GFLOP/s and the
  * share of the processor's peak.
  *
+ * <p>The peak is measured again before each round and each epoch's share is taken against its own round's: on a
+ * shared machine what a core gives moves by a quarter within minutes (the same training epoch took 7.3 s, then
+ * 9.4 s twenty minutes later), and a peak taken once, at the start, would set one moment against another.
+ *
  * <p>The JVM's first epoch comes before the rounds and is reported on its own: while the JIT compiles the kernels
  * it is the slowest, and the setup that ran it would otherwise carry it in its median while the setups after it
  * (the same kernels on {@code sim}) ran on compiled code.
@@ -66,7 +70,13 @@ final class BenchCommand implements Callable<Integer> {
     record Setup(String name, DeviceSetup devices, int count) {}
 
     /** What one epoch of one configuration gave. */
-    public record Epoch(String setup, int repeat, double wallSec, double flops, double testAcc) {}
+    public record Epoch(String setup, int repeat, double wallSec, double flops, double testAcc, double peakGflops) {
+
+        /** This epoch's FLOP/s over the peak measured just before its round. */
+        double peakShare() {
+            return flops / wallSec / (peakGflops * 1e9);
+        }
+    }
 
     /** A configuration's summary over its epochs. */
     public record Summary(
@@ -76,6 +86,7 @@ final class BenchCommand implements Callable<Integer> {
     public record Result(
             String machine,
             double peakGflops,
+            double[] roundPeaksGflops,
             int trainSamples,
             int batchSize,
             List<Summary> setups,
@@ -110,38 +121,38 @@ final class BenchCommand implements Callable<Integer> {
                 .splits();
         print.printf(
                 Locale.ROOT,
-                "measuring the processor's FP32 peak (vector FMAs on %d cores)...%n",
-                Runtime.getRuntime().availableProcessors());
-        double peak = PeakFlops.measure();
-        print.printf(
-                Locale.ROOT,
-                "peak %.0f GFLOP/s; then the JVM's first epoch, and %d epoch(s) of %d images for each of %s, in turns%n",
-                peak / 1e9,
+                "the JVM's first epoch, then %d round(s) of an epoch of %d images for each of %s; before each, the"
+                        + " processor's FP32 peak (vector FMAs on %d cores)%n",
                 repeats,
                 splits.train().count(),
-                setups.stream().map(Setup::name).toList());
-        Epoch first = epoch(setups.getFirst(), 0, splits);
+                setups.stream().map(Setup::name).toList(),
+                Runtime.getRuntime().availableProcessors());
+        Epoch first = epoch(setups.getFirst(), 0, splits, PeakFlops.measure() / 1e9);
         print.printf(
                 Locale.ROOT,
                 "  the JVM's first epoch (%s, while the JIT compiles; not in the medians): %.1f s%n",
                 first.setup(),
                 first.wallSec());
         List<Epoch> epochs = new ArrayList<>();
+        double[] peaks = new double[repeats];
         for (int r = 1; r <= repeats; r++) {
+            peaks[r - 1] = PeakFlops.measure() / 1e9;
+            print.printf(Locale.ROOT, "  round %d: peak %.0f GFLOP/s%n", r, peaks[r - 1]);
             for (Setup s : setups) {
-                Epoch e = epoch(s, r, splits);
+                Epoch e = epoch(s, r, splits, peaks[r - 1]);
                 epochs.add(e);
                 print.printf(
                         Locale.ROOT, "  %-7s run %d: %5.1f s, test acc %.3f%n", s.name(), r, e.wallSec(), e.testAcc());
             }
         }
         List<Summary> summaries =
-                setups.stream().map(s -> summary(s.name(), epochs, peak)).toList();
+                setups.stream().map(s -> summary(s.name(), epochs)).toList();
         double cpuOverDjl = summaries.get(0).medianSec() / summaries.get(1).medianSec();
         double eightOverOne = summaries.get(3).medianSec() / summaries.get(2).medianSec();
         print.printf(
                 Locale.ROOT,
-                "%n| setup | sec/epoch (median) | runs | GFLOP/s | of peak | test acc |%n|---|---|---|---|---|---|%n");
+                "%n| setup | sec/epoch (median) | runs | GFLOP/s | of peak (median of the rounds') | test acc |%n"
+                        + "|---|---|---|---|---|---|%n");
         for (Summary s : summaries) {
             print.printf(
                     Locale.ROOT,
@@ -169,7 +180,8 @@ final class BenchCommand implements Callable<Integer> {
                 firstOverLater);
         Result result = new Result(
                 System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors() + " cores",
-                peak / 1e9,
+                median(peaks),
+                peaks,
                 splits.train().count(),
                 TrainConfig.notebook().batchSize(),
                 summaries,
@@ -206,7 +218,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** One epoch of the notebook's recipe from the same start; FLOPs counted over the training loop only. */
-    private static Epoch epoch(Setup setup, int repeat, FashionMnist.Splits splits) {
+    private static Epoch epoch(Setup setup, int repeat, FashionMnist.Splits splits, double peakGflops) {
         List<Device> devices = setup.devices().open(setup.count());
         TrainConfig config = new TrainConfig(1, 256, 0.2f, 1, true, false);
         double[] flops = new double[2];
@@ -226,7 +238,12 @@ final class BenchCommand implements Callable<Integer> {
                 }
             });
             return new Epoch(
-                    setup.name(), repeat, r.epochs().getFirst().wallSec(), flops[1] - flops[0], r.finalTestAcc());
+                    setup.name(),
+                    repeat,
+                    r.epochs().getFirst().wallSec(),
+                    flops[1] - flops[0],
+                    r.finalTestAcc(),
+                    peakGflops);
         } finally {
             devices.forEach(Device::close);
         }
@@ -236,13 +253,13 @@ final class BenchCommand implements Callable<Integer> {
         return devices.stream().mapToDouble(d -> d.stats().flops()).sum();
     }
 
-    private static Summary summary(String setup, List<Epoch> epochs, double peak) {
+    static Summary summary(String setup, List<Epoch> epochs) {
         List<Epoch> mine = epochs.stream().filter(e -> e.setup().equals(setup)).toList();
         double[] secs = mine.stream().mapToDouble(Epoch::wallSec).toArray();
         double median = median(secs);
         double gflops = mine.getFirst().flops() / median / 1e9;
-        return new Summary(
-                setup, median, secs, gflops, gflops * 1e9 / peak, mine.getLast().testAcc());
+        double share = median(mine.stream().mapToDouble(Epoch::peakShare).toArray());
+        return new Summary(setup, median, secs, gflops, share, mine.getLast().testAcc());
     }
 
     static double median(double[] values) {

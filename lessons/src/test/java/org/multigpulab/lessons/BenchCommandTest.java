@@ -1,16 +1,33 @@
 package org.multigpulab.lessons;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.multigpulab.lessons.errors.UserError;
 
 class BenchCommandTest {
+
+    @Test
+    void eachEpochsShareIsTakenAgainstItsOwnRoundsPeak() {
+        // 1 TFLOP an epoch: 100 GFLOP/s against 200, 125 against 250, 83 against 100: shares 0.5, 0.5, 0.83
+        List<BenchCommand.Epoch> epochs = List.of(
+                new BenchCommand.Epoch("cpu", 1, 10, 1e12, 0.1, 200),
+                new BenchCommand.Epoch("sim x1", 1, 5, 1e12, 0.1, 200),
+                new BenchCommand.Epoch("cpu", 2, 8, 1e12, 0.1, 250),
+                new BenchCommand.Epoch("cpu", 3, 12, 1e12, 0.1, 100));
+        BenchCommand.Summary cpu = BenchCommand.summary("cpu", epochs);
+        assertEquals(10, cpu.medianSec(), 1e-12);
+        assertEquals(100, cpu.gflops(), 1e-9);
+        assertEquals(0.5, cpu.peakShare(), 1e-12);
+        assertArrayEquals(new double[] {10, 8, 12}, cpu.allSec());
+    }
 
     @Test
     void medianOfOddAndEvenCounts() {
