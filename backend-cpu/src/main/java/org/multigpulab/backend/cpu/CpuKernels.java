@@ -166,8 +166,9 @@ final class CpuKernels implements Kernels {
         int co = s.outChannels(), taps = cp.taps();
         boolean narrow = Gemm.narrow(taps);
         // Per-core partial sums: dw [Co, C·Kh·Kw] for a narrow filter, else its transpose [C·Kh·Kw, Co] with Co
-        // padded to whole blocks of Gemm.multiplyView (50 → 64), and the taps likewise (500 → 500 or 504).
-        int coPadded = Gemm.roundUpTo(co, Gemm.viewBlock());
+        // padded to the columns Gemm.multiplyView runs (50 → 64, or 56 with 256-bit vectors), and the taps to its
+        // rows (500 → 500 or 504).
+        int coPadded = Gemm.viewColumns(co);
         int tapsPadded = Gemm.roundUpTo(taps, Gemm.VIEW_ROWS);
         int partial = narrow ? co * taps : taps * coPadded;
         int chunks = Parallel.chunks(s.batch(), s.flops());

@@ -156,8 +156,9 @@ final class Gemm {
      * C[m, n] = A[m, k] · B[k, n], C written without being read, with A read through offset tables: element
      * (i, p) at {@code a[rows[i] + cols[p]]}. A convolution's im2col matrix is such a view of its input, so the
      * filter gradient reads the input itself instead of a packed copy (a tap per row, a pixel per column). Blocks
-     * of {@link #VIEW_ROWS} rows by {@link #viewBlock} columns only: m and n must be multiples of those, as the
-     * caller pads them.
+     * of {@link #VIEW_ROWS} rows by {@link #viewBlock} columns, the last block of columns one vector narrower where
+     * n ends so: m must be a multiple of {@link #VIEW_ROWS} and n one of {@link #viewColumns}, as the caller pads
+     * them.
      *
      * <p>A kernel of its own, because an index read from a table costs a bounds check on every load of A, which
      * the JIT removes where the index is the loop's variable plus a constant (the other kernels here): with the
@@ -167,20 +168,37 @@ final class Gemm {
             int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb, float[] c, int ldc) {
         for (int i = 0; i < m; i += VIEW_ROWS) {
             for (int j = 0; j < n; j += viewBlock()) {
-                if (MANY_REGISTERS) {
+                int width = Math.min(viewBlock(), n - j);
+                if (MANY_REGISTERS && width == 4 * L) {
                     fourRowsFourVectorsViewed(
                             k, a, rows[i], rows[i + 1], rows[i + 2], rows[i + 3], cols, b, j, ldb, c, i * ldc + j, ldc);
-                } else {
+                } else if (MANY_REGISTERS) {
+                    fourRowsThreeVectorsViewed(
+                            k, a, rows[i], rows[i + 1], rows[i + 2], rows[i + 3], cols, b, j, ldb, c, i * ldc + j, ldc);
+                } else if (width == 2 * L) {
                     sixRowsTwoVectorsViewed(k, a, rows, i, cols, b, j, ldb, c, i * ldc + j, ldc);
+                } else {
+                    sixRowsOneVectorViewed(k, a, rows, i, cols, b, j, ldb, c, i * ldc + j, ldc);
                 }
             }
         }
     }
 
+    /**
+     * {@code n} rounded up to columns that {@link #multiplyView} runs: blocks of {@link #viewBlock}, the last of
+     * which may be a vector narrower. conv2's 50 output channels: 56 columns with 256-bit vectors (4 + 3 vectors of
+     * 8, or 2 + 2 + 2 + 1 with AVX2's 16 registers), where whole blocks would be 64 and an eighth more multiplies;
+     * 64 with 512-bit ones.
+     */
+    static int viewColumns(int n) {
+        int before = (n - 1) / viewBlock() * viewBlock(), rest = n - before;
+        return before + (rest <= viewBlock() - L ? viewBlock() - L : viewBlock());
+    }
+
     /** Rows of one block of {@link #multiplyView}: its m must be a multiple of this. */
     static final int VIEW_ROWS = MANY_REGISTERS ? 4 : 6;
 
-    /** Columns of one block of {@link #multiplyView}: its n must be a multiple of this. */
+    /** Columns of one whole block of {@link #multiplyView}. */
     static int viewBlock() {
         return (MANY_REGISTERS ? 4 : 2) * L;
     }
@@ -241,6 +259,61 @@ final class Gemm {
         storeRow(c, c0 + 3 * ldc, c30, c31, c32, c33);
     }
 
+    /** {@link #fourRowsFourVectorsViewed} one vector narrower: the last block of columns. */
+    private static void fourRowsThreeVectorsViewed(
+            int k,
+            float[] a,
+            int a0,
+            int a1,
+            int a2,
+            int a3,
+            int[] cols,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            int ldc) {
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S), c02 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S), c12 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S), c22 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S), c32 = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * ldb, ap = cols[p];
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            c02 = v2.fma(x, c02);
+            x = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            c12 = v2.fma(x, c12);
+            x = FloatVector.broadcast(S, a[a2 + ap]);
+            c20 = v0.fma(x, c20);
+            c21 = v1.fma(x, c21);
+            c22 = v2.fma(x, c22);
+            x = FloatVector.broadcast(S, a[a3 + ap]);
+            c30 = v0.fma(x, c30);
+            c31 = v1.fma(x, c31);
+            c32 = v2.fma(x, c32);
+        }
+        c00.intoArray(c, c0);
+        c01.intoArray(c, c0 + L);
+        c02.intoArray(c, c0 + 2 * L);
+        c10.intoArray(c, c0 + ldc);
+        c11.intoArray(c, c0 + ldc + L);
+        c12.intoArray(c, c0 + ldc + 2 * L);
+        c20.intoArray(c, c0 + 2 * ldc);
+        c21.intoArray(c, c0 + 2 * ldc + L);
+        c22.intoArray(c, c0 + 2 * ldc + 2 * L);
+        c30.intoArray(c, c0 + 3 * ldc);
+        c31.intoArray(c, c0 + 3 * ldc + L);
+        c32.intoArray(c, c0 + 3 * ldc + 2 * L);
+    }
+
     private static void storeRow(float[] c, int at, FloatVector v0, FloatVector v1, FloatVector v2, FloatVector v3) {
         v0.intoArray(c, at);
         v1.intoArray(c, at + L);
@@ -293,6 +366,30 @@ final class Gemm {
         c41.intoArray(c, c0 + 4 * ldc + L);
         c50.intoArray(c, c0 + 5 * ldc);
         c51.intoArray(c, c0 + 5 * ldc + L);
+    }
+
+    /** {@link #sixRowsTwoVectorsViewed} one vector narrower: the last block of columns. */
+    private static void sixRowsOneVectorViewed(
+            int k, float[] a, int[] rows, int i, int[] cols, float[] b, int b0, int ldb, float[] c, int c0, int ldc) {
+        int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], a4 = rows[i + 4], a5 = rows[i + 5];
+        FloatVector c0v = FloatVector.zero(S), c1v = FloatVector.zero(S), c2v = FloatVector.zero(S);
+        FloatVector c3v = FloatVector.zero(S), c4v = FloatVector.zero(S), c5v = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int ap = cols[p];
+            FloatVector v = FloatVector.fromArray(S, b, b0 + p * ldb);
+            c0v = v.fma(FloatVector.broadcast(S, a[a0 + ap]), c0v);
+            c1v = v.fma(FloatVector.broadcast(S, a[a1 + ap]), c1v);
+            c2v = v.fma(FloatVector.broadcast(S, a[a2 + ap]), c2v);
+            c3v = v.fma(FloatVector.broadcast(S, a[a3 + ap]), c3v);
+            c4v = v.fma(FloatVector.broadcast(S, a[a4 + ap]), c4v);
+            c5v = v.fma(FloatVector.broadcast(S, a[a5 + ap]), c5v);
+        }
+        c0v.intoArray(c, c0);
+        c1v.intoArray(c, c0 + ldc);
+        c2v.intoArray(c, c0 + 2 * ldc);
+        c3v.intoArray(c, c0 + 3 * ldc);
+        c4v.intoArray(c, c0 + 4 * ldc);
+        c5v.intoArray(c, c0 + 5 * ldc);
     }
 
     /**
