@@ -394,8 +394,8 @@ final class Gemm {
 
     /**
      * C rows {@code [rowFrom, rowTo)}, columns {@code [j0, j1)}: blocks of four rows by four (with 16 registers,
-     * six rows by two first), two and one vectors, then a part of one under a mask; rows left over two at a time,
-     * then one, likewise.
+     * six rows by two first; with 32, five rows by four for the rows four-row blocks would leave), two and one
+     * vectors, then a part of one under a mask; rows left over two at a time, then one, likewise.
      */
     private static void blocks(
             int rowFrom,
@@ -420,6 +420,21 @@ final class Gemm {
             for (; i + 6 <= rowTo; i += 6) {
                 for (int j = j0; j < jEnd; j += 2 * L) {
                     sixRowsTwoVectors(k, alpha, a, rows, i, b, bOff + j, ldb, c, cOff + i * ldc + j, ldc, store);
+                }
+            }
+            if (jEnd < j1) {
+                blocks(rowFrom, i, jEnd, j1, k, alpha, a, rows, b, bOff, ldb, c, cOff, ldc, store);
+            }
+        }
+        if (MANY_REGISTERS && j1 - j0 >= 4 * L) {
+            // 32 registers: each block of five rows by four vectors (20 sums, 4 loaded vectors of B, 1 broadcast)
+            // takes one of the rows that four-row blocks would leave over to slower kernels (conv2's 50 channels: 2)
+            int fives = Math.min((rowTo - i) % 4, (rowTo - i) / 5);
+            int iEnd = i + 5 * fives;
+            int jEnd = j0 + (j1 - j0) / (4 * L) * (4 * L);
+            for (; i < iEnd; i += 5) {
+                for (int j = j0; j < jEnd; j += 4 * L) {
+                    fiveRowsFourVectors(k, alpha, a, rows, i, b, bOff + j, ldb, c, cOff + i * ldc + j, ldc, store);
                 }
             }
             if (jEnd < j1) {
@@ -485,6 +500,85 @@ final class Gemm {
                 oneRowPartVector(k, alpha, a, a0, b, bOff + j, ldb, c, c0 + j, store, S.indexInRange(j, j1));
             }
         }
+    }
+
+    /** C[5 rows from row i, 4L columns at c0] ← alpha · A[those rows, :] · B[:, 4L columns at b0]: 20 sums. */
+    private static void fiveRowsFourVectors(
+            int k,
+            float alpha,
+            float[] a,
+            int[] rows,
+            int i,
+            float[] b,
+            int b0,
+            int ldb,
+            float[] c,
+            int c0,
+            int ldc,
+            boolean store) {
+        int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], a4 = rows[i + 4];
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
+        FloatVector c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
+        FloatVector c12 = FloatVector.zero(S), c13 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
+        FloatVector c22 = FloatVector.zero(S), c23 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
+        FloatVector c32 = FloatVector.zero(S), c33 = FloatVector.zero(S);
+        FloatVector c40 = FloatVector.zero(S), c41 = FloatVector.zero(S);
+        FloatVector c42 = FloatVector.zero(S), c43 = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * ldb;
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(S, b, bp + 3 * L);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + p]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            c02 = v2.fma(x, c02);
+            c03 = v3.fma(x, c03);
+            x = FloatVector.broadcast(S, a[a1 + p]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            c12 = v2.fma(x, c12);
+            c13 = v3.fma(x, c13);
+            x = FloatVector.broadcast(S, a[a2 + p]);
+            c20 = v0.fma(x, c20);
+            c21 = v1.fma(x, c21);
+            c22 = v2.fma(x, c22);
+            c23 = v3.fma(x, c23);
+            x = FloatVector.broadcast(S, a[a3 + p]);
+            c30 = v0.fma(x, c30);
+            c31 = v1.fma(x, c31);
+            c32 = v2.fma(x, c32);
+            c33 = v3.fma(x, c33);
+            x = FloatVector.broadcast(S, a[a4 + p]);
+            c40 = v0.fma(x, c40);
+            c41 = v1.fma(x, c41);
+            c42 = v2.fma(x, c42);
+            c43 = v3.fma(x, c43);
+        }
+        accumulate(c, c0, alpha, c00, store);
+        accumulate(c, c0 + L, alpha, c01, store);
+        accumulate(c, c0 + 2 * L, alpha, c02, store);
+        accumulate(c, c0 + 3 * L, alpha, c03, store);
+        accumulate(c, c0 + ldc, alpha, c10, store);
+        accumulate(c, c0 + ldc + L, alpha, c11, store);
+        accumulate(c, c0 + ldc + 2 * L, alpha, c12, store);
+        accumulate(c, c0 + ldc + 3 * L, alpha, c13, store);
+        accumulate(c, c0 + 2 * ldc, alpha, c20, store);
+        accumulate(c, c0 + 2 * ldc + L, alpha, c21, store);
+        accumulate(c, c0 + 2 * ldc + 2 * L, alpha, c22, store);
+        accumulate(c, c0 + 2 * ldc + 3 * L, alpha, c23, store);
+        accumulate(c, c0 + 3 * ldc, alpha, c30, store);
+        accumulate(c, c0 + 3 * ldc + L, alpha, c31, store);
+        accumulate(c, c0 + 3 * ldc + 2 * L, alpha, c32, store);
+        accumulate(c, c0 + 3 * ldc + 3 * L, alpha, c33, store);
+        accumulate(c, c0 + 4 * ldc, alpha, c40, store);
+        accumulate(c, c0 + 4 * ldc + L, alpha, c41, store);
+        accumulate(c, c0 + 4 * ldc + 2 * L, alpha, c42, store);
+        accumulate(c, c0 + 4 * ldc + 3 * L, alpha, c43, store);
     }
 
     /**
