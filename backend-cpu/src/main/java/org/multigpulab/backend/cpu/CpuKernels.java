@@ -169,7 +169,7 @@ final class CpuKernels implements Kernels {
         // padded to the columns Gemm.multiplyView runs (50 → 64, or 56 with 256-bit vectors), and the taps to its
         // rows (500 → 500 or 504).
         int coPadded = Gemm.viewColumns(co);
-        int tapsPadded = Gemm.roundUpTo(taps, Gemm.VIEW_ROWS);
+        int tapsPadded = Gemm.roundUpTo(taps, Gemm.viewRows(coPadded));
         int partial = narrow ? co * taps : taps * coPadded;
         int chunks = Parallel.chunks(s.batch(), s.flops());
         float[] sums = partialSums(chunks * partial);

@@ -166,6 +166,12 @@ final class Gemm {
      */
     static void multiplyView(
             int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb, float[] c, int ldc) {
+        if (n == SEVEN_VECTORS) {
+            for (int i = 0; i < m; i += 3) {
+                threeRowsSevenVectorsViewed(k, a, rows[i], rows[i + 1], rows[i + 2], cols, b, ldb, c, i * ldc, ldc);
+            }
+            return;
+        }
         for (int i = 0; i < m; i += VIEW_ROWS) {
             for (int j = 0; j < n; j += viewBlock()) {
                 int width = Math.min(viewBlock(), n - j);
@@ -197,6 +203,18 @@ final class Gemm {
 
     /** Rows of one block of {@link #multiplyView}: its m must be a multiple of this. */
     static final int VIEW_ROWS = MANY_REGISTERS ? 4 : 6;
+
+    /**
+     * Columns that {@link #multiplyView} runs as one block of three rows by seven vectors (21 sums, 7 loaded
+     * vectors of B, 1 broadcast; with 32 registers): conv2's 50 channels at 256 bits, 56 columns, which four-row
+     * blocks run as 4 + 3 vectors, loading A's column offset and four scalars of A twice per step.
+     */
+    private static final int SEVEN_VECTORS = MANY_REGISTERS ? 7 * L : -1;
+
+    /** Rows of one block of {@link #multiplyView} for {@code n} columns (from {@link #viewColumns}). */
+    static int viewRows(int n) {
+        return n == SEVEN_VECTORS ? 3 : VIEW_ROWS;
+    }
 
     /** Columns of one whole block of {@link #multiplyView}. */
     static int viewBlock() {
@@ -312,6 +330,87 @@ final class Gemm {
         c30.intoArray(c, c0 + 3 * ldc);
         c31.intoArray(c, c0 + 3 * ldc + L);
         c32.intoArray(c, c0 + 3 * ldc + 2 * L);
+    }
+
+    /** C[3 rows, 7L columns at c0] = A[3 rows at a0, a1, a2, column p at cols[p]] · B[:, 7L columns], storing. */
+    private static void threeRowsSevenVectorsViewed(
+            int k, float[] a, int a0, int a1, int a2, int[] cols, float[] b, int ldb, float[] c, int c0, int ldc) {
+        FloatVector c00 = FloatVector.zero(S),
+                c01 = FloatVector.zero(S),
+                c02 = FloatVector.zero(S),
+                c03 = FloatVector.zero(S),
+                c04 = FloatVector.zero(S),
+                c05 = FloatVector.zero(S),
+                c06 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S),
+                c11 = FloatVector.zero(S),
+                c12 = FloatVector.zero(S),
+                c13 = FloatVector.zero(S),
+                c14 = FloatVector.zero(S),
+                c15 = FloatVector.zero(S),
+                c16 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S),
+                c21 = FloatVector.zero(S),
+                c22 = FloatVector.zero(S),
+                c23 = FloatVector.zero(S),
+                c24 = FloatVector.zero(S),
+                c25 = FloatVector.zero(S),
+                c26 = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int bp = p * ldb, ap = cols[p];
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(S, b, bp + 3 * L);
+            FloatVector v4 = FloatVector.fromArray(S, b, bp + 4 * L);
+            FloatVector v5 = FloatVector.fromArray(S, b, bp + 5 * L);
+            FloatVector v6 = FloatVector.fromArray(S, b, bp + 6 * L);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            c02 = v2.fma(x, c02);
+            c03 = v3.fma(x, c03);
+            c04 = v4.fma(x, c04);
+            c05 = v5.fma(x, c05);
+            c06 = v6.fma(x, c06);
+            x = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            c12 = v2.fma(x, c12);
+            c13 = v3.fma(x, c13);
+            c14 = v4.fma(x, c14);
+            c15 = v5.fma(x, c15);
+            c16 = v6.fma(x, c16);
+            x = FloatVector.broadcast(S, a[a2 + ap]);
+            c20 = v0.fma(x, c20);
+            c21 = v1.fma(x, c21);
+            c22 = v2.fma(x, c22);
+            c23 = v3.fma(x, c23);
+            c24 = v4.fma(x, c24);
+            c25 = v5.fma(x, c25);
+            c26 = v6.fma(x, c26);
+        }
+        c00.intoArray(c, c0);
+        c01.intoArray(c, c0 + L);
+        c02.intoArray(c, c0 + 2 * L);
+        c03.intoArray(c, c0 + 3 * L);
+        c04.intoArray(c, c0 + 4 * L);
+        c05.intoArray(c, c0 + 5 * L);
+        c06.intoArray(c, c0 + 6 * L);
+        c10.intoArray(c, c0 + ldc);
+        c11.intoArray(c, c0 + ldc + L);
+        c12.intoArray(c, c0 + ldc + 2 * L);
+        c13.intoArray(c, c0 + ldc + 3 * L);
+        c14.intoArray(c, c0 + ldc + 4 * L);
+        c15.intoArray(c, c0 + ldc + 5 * L);
+        c16.intoArray(c, c0 + ldc + 6 * L);
+        c20.intoArray(c, c0 + 2 * ldc);
+        c21.intoArray(c, c0 + 2 * ldc + L);
+        c22.intoArray(c, c0 + 2 * ldc + 2 * L);
+        c23.intoArray(c, c0 + 2 * ldc + 3 * L);
+        c24.intoArray(c, c0 + 2 * ldc + 4 * L);
+        c25.intoArray(c, c0 + 2 * ldc + 5 * L);
+        c26.intoArray(c, c0 + 2 * ldc + 6 * L);
     }
 
     private static void storeRow(float[] c, int at, FloatVector v0, FloatVector v1, FloatVector v2, FloatVector v3) {
