@@ -167,7 +167,7 @@ final class CpuKernels implements Kernels {
         boolean narrow = Gemm.narrow(taps);
         // Per-core partial sums: dw [Co, C·Kh·Kw] for a narrow filter, else its transpose [C·Kh·Kw, Co] with Co
         // padded to the columns Gemm.multiplyView runs (50 → 64, or 56 with 256-bit vectors), and the taps to its
-        // rows (500 → 500 or 504).
+        // rows (500 → 500; 501 for three-row blocks, 504 for six-row ones).
         int coPadded = Gemm.viewColumns(co);
         int tapsPadded = Gemm.roundUpTo(taps, Gemm.viewRows(coPadded));
         int partial = narrow ? co * taps : taps * coPadded;

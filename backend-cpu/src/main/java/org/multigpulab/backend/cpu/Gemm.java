@@ -157,8 +157,8 @@ final class Gemm {
      * (i, p) at {@code a[rows[i] + cols[p]]}. A convolution's im2col matrix is such a view of its input, so the
      * filter gradient reads the input itself instead of a packed copy (a tap per row, a pixel per column). Blocks
      * of {@link #VIEW_ROWS} rows by {@link #viewBlock} columns, the last block of columns one vector narrower where
-     * n ends so: m must be a multiple of {@link #VIEW_ROWS} and n one of {@link #viewColumns}, as the caller pads
-     * them.
+     * n ends so, or one block of three rows by seven vectors where n is that wide: n must be what
+     * {@link #viewColumns} gives and m a multiple of {@link #viewRows}, as the caller pads them.
      *
      * <p>A kernel of its own, because an index read from a table costs a bounds check on every load of A, which
      * the JIT removes where the index is the loop's variable plus a constant (the other kernels here): with the
@@ -201,8 +201,8 @@ final class Gemm {
         return before + (rest <= viewBlock() - L ? viewBlock() - L : viewBlock());
     }
 
-    /** Rows of one block of {@link #multiplyView}: its m must be a multiple of this. */
-    static final int VIEW_ROWS = MANY_REGISTERS ? 4 : 6;
+    /** Rows of {@link #multiplyView}'s blocks other than three rows by seven vectors. */
+    private static final int VIEW_ROWS = MANY_REGISTERS ? 4 : 6;
 
     /**
      * Columns that {@link #multiplyView} runs as one block of three rows by seven vectors (21 sums, 7 loaded
@@ -211,7 +211,7 @@ final class Gemm {
      */
     private static final int SEVEN_VECTORS = MANY_REGISTERS ? 7 * L : -1;
 
-    /** Rows of one block of {@link #multiplyView} for {@code n} columns (from {@link #viewColumns}). */
+    /** Rows of one block of {@link #multiplyView} for {@code n} columns (from {@link #viewColumns}): m's multiple. */
     static int viewRows(int n) {
         return n == SEVEN_VECTORS ? 3 : VIEW_ROWS;
     }
