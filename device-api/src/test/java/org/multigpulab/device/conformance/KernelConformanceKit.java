@@ -279,14 +279,21 @@ public abstract class KernelConformanceKit {
                 new ConvShape(3, 2, 5, 5, 3, 5, 5)); // filter as large as the image: 1×1 output
     }
 
-    /** The float64 reference's shapes: the small ones, one spread over cores, and LeNet's at every shard size. */
+    /**
+     * The float64 reference's shapes: the small ones, one spread over cores, two with other channel counts, and
+     * LeNet's at every shard size.
+     */
     static Stream<ConvShape> convShapes() {
         // conv2 over many column panels, with images across their edges
         Stream<ConvShape> large = Stream.of(new ConvShape(19, 20, 13, 13, 50, 5, 5));
+        // 100 and 20 output channels over 36 taps: seven vectors of channels at 512 and 128 bits, which the cpu
+        // backend's filter gradient runs as blocks of three taps (conv2's 50 channels are seven at 256 bits)
+        Stream<ConvShape> channels =
+                Stream.of(new ConvShape(2, 4, 5, 5, 100, 3, 3), new ConvShape(2, 4, 5, 5, 20, 3, 3));
         Stream<ConvShape> lenet = IntStream.of(SHARDS)
                 .boxed()
                 .flatMap(b -> Stream.of(new ConvShape(b, 1, 28, 28, 20, 3, 3), new ConvShape(b, 20, 13, 13, 50, 5, 5)));
-        return Stream.of(smallConvShapes(), large, lenet).flatMap(s -> s);
+        return Stream.of(smallConvShapes(), large, channels, lenet).flatMap(s -> s);
     }
 
     static Stream<PoolShape> smallPoolShapes() {
