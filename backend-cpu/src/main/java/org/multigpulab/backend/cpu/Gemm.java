@@ -1084,25 +1084,51 @@ final class Gemm {
     /**
      * {@code lanes[(i·n + j)·L, +L)} += the lane-wise sums of A's row i times B's row j, A [m, k] and B [n, k] rows,
      * over k's whole vectors: dot products with their lanes not yet added together, so that a caller can go on
-     * adding to them (the fused first layer, image after image) and add the lanes once at the end. Eight dot
-     * products at a time (two rows of A with four of B: six loads for eight fused multiply-adds), then four; an
-     * odd last column four rows at a time: enough independent sums that the fused multiply-adds do not wait on
-     * each other (a lone dot product waits on each one's latency; conv1's ninth tap took as long as the other
-     * eight).
+     * adding to them (the fused first layer, image after image) and add the lanes once at the end. With 32
+     * registers, twenty at a time (four rows of A with five of B: nine loads for twenty fused multiply-adds); then
+     * eight (two rows with four: six loads for eight), then four; an odd last column four rows at a time: enough
+     * independent sums that the fused multiply-adds do not wait on each other (a lone dot product waits on each
+     * one's latency; conv1's ninth tap took as long as the other eight).
      */
     static void addDotLanes(int m, int n, int k, float[] a, int aOff, float[] b, int bOff, float[] lanes, int at) {
-        int i = 0, row = n * L;
-        for (; i + 2 <= m; i += 2) {
-            int j = 0;
-            for (; j + 4 <= n; j += 4) {
+        int row = n * L, i = 0, fives = MANY_REGISTERS ? n / 5 * 5 : 0;
+        if (fives > 0) {
+            for (; i + 4 <= m; i += 4) {
+                for (int j = 0; j < fives; j += 5) {
+                    twentyDotLanes(k, a, aOff + i * k, b, bOff + j * k, lanes, at + i * row + j * L, row);
+                }
+            }
+            dotLanes(0, i, fives, n, k, a, aOff, b, bOff, lanes, at, row);
+        }
+        dotLanes(i, m, 0, n, k, a, aOff, b, bOff, lanes, at, row);
+    }
+
+    /** {@link #addDotLanes} for rows {@code [i0, i1)} of A and {@code [j0, j1)} of B, lanes {@code row} a row. */
+    private static void dotLanes(
+            int i0,
+            int i1,
+            int j0,
+            int j1,
+            int k,
+            float[] a,
+            int aOff,
+            float[] b,
+            int bOff,
+            float[] lanes,
+            int at,
+            int row) {
+        int i = i0;
+        for (; i + 2 <= i1; i += 2) {
+            int j = j0;
+            for (; j + 4 <= j1; j += 4) {
                 eightDotLanes(k, a, aOff + i * k, b, bOff + j * k, lanes, at + i * row + j * L, row);
             }
-            for (; j + 2 <= n; j += 2) {
+            for (; j + 2 <= j1; j += 2) {
                 fourDotLanes(k, a, aOff + i * k, b, bOff + j * k, lanes, at + i * row + j * L, row);
             }
         }
-        if (n % 2 == 1) {
-            int last = n - 1, r = 0;
+        if ((j1 - j0) % 2 == 1) {
+            int last = j1 - 1, r = i0;
             for (; r + 4 <= i; r += 4) {
                 fourRowsOneDotLanes(k, a, aOff + r * k, b, bOff + last * k, lanes, at + r * row + last * L, row);
             }
@@ -1110,11 +1136,82 @@ final class Gemm {
                 oneDotLanes(k, a, aOff + r * k, b, bOff + last * k, lanes, at + r * row + last * L);
             }
         }
-        for (; i < m; i++) {
-            for (int j = 0; j < n; j++) {
+        for (; i < i1; i++) {
+            for (int j = j0; j < j1; j++) {
                 oneDotLanes(k, a, aOff + i * k, b, bOff + j * k, lanes, at + i * row + j * L);
             }
         }
+    }
+
+    /** Lanes at l0 (rows {@code row} apart) += A's rows at a0 … a0 + 3k times B's rows at b0 … b0 + 4k, lane-wise. */
+    private static void twentyDotLanes(int k, float[] a, int a0, float[] b, int b0, float[] lanes, int l0, int row) {
+        int l1 = l0 + row, l2 = l1 + row, l3 = l2 + row;
+        FloatVector s00 = FloatVector.fromArray(S, lanes, l0), s01 = FloatVector.fromArray(S, lanes, l0 + L);
+        FloatVector s02 = FloatVector.fromArray(S, lanes, l0 + 2 * L),
+                s03 = FloatVector.fromArray(S, lanes, l0 + 3 * L);
+        FloatVector s04 = FloatVector.fromArray(S, lanes, l0 + 4 * L);
+        FloatVector s10 = FloatVector.fromArray(S, lanes, l1), s11 = FloatVector.fromArray(S, lanes, l1 + L);
+        FloatVector s12 = FloatVector.fromArray(S, lanes, l1 + 2 * L),
+                s13 = FloatVector.fromArray(S, lanes, l1 + 3 * L);
+        FloatVector s14 = FloatVector.fromArray(S, lanes, l1 + 4 * L);
+        FloatVector s20 = FloatVector.fromArray(S, lanes, l2), s21 = FloatVector.fromArray(S, lanes, l2 + L);
+        FloatVector s22 = FloatVector.fromArray(S, lanes, l2 + 2 * L),
+                s23 = FloatVector.fromArray(S, lanes, l2 + 3 * L);
+        FloatVector s24 = FloatVector.fromArray(S, lanes, l2 + 4 * L);
+        FloatVector s30 = FloatVector.fromArray(S, lanes, l3), s31 = FloatVector.fromArray(S, lanes, l3 + L);
+        FloatVector s32 = FloatVector.fromArray(S, lanes, l3 + 2 * L),
+                s33 = FloatVector.fromArray(S, lanes, l3 + 3 * L);
+        FloatVector s34 = FloatVector.fromArray(S, lanes, l3 + 4 * L);
+        int a1 = a0 + k, a2 = a1 + k, a3 = a2 + k, b1 = b0 + k, b2 = b1 + k, b3 = b2 + k, b4 = b3 + k;
+        for (int p = 0; p + L <= k; p += L) {
+            FloatVector x0 = FloatVector.fromArray(S, a, a0 + p), x1 = FloatVector.fromArray(S, a, a1 + p);
+            FloatVector x2 = FloatVector.fromArray(S, a, a2 + p), x3 = FloatVector.fromArray(S, a, a3 + p);
+            FloatVector y = FloatVector.fromArray(S, b, b0 + p);
+            s00 = x0.fma(y, s00);
+            s10 = x1.fma(y, s10);
+            s20 = x2.fma(y, s20);
+            s30 = x3.fma(y, s30);
+            y = FloatVector.fromArray(S, b, b1 + p);
+            s01 = x0.fma(y, s01);
+            s11 = x1.fma(y, s11);
+            s21 = x2.fma(y, s21);
+            s31 = x3.fma(y, s31);
+            y = FloatVector.fromArray(S, b, b2 + p);
+            s02 = x0.fma(y, s02);
+            s12 = x1.fma(y, s12);
+            s22 = x2.fma(y, s22);
+            s32 = x3.fma(y, s32);
+            y = FloatVector.fromArray(S, b, b3 + p);
+            s03 = x0.fma(y, s03);
+            s13 = x1.fma(y, s13);
+            s23 = x2.fma(y, s23);
+            s33 = x3.fma(y, s33);
+            y = FloatVector.fromArray(S, b, b4 + p);
+            s04 = x0.fma(y, s04);
+            s14 = x1.fma(y, s14);
+            s24 = x2.fma(y, s24);
+            s34 = x3.fma(y, s34);
+        }
+        s00.intoArray(lanes, l0);
+        s01.intoArray(lanes, l0 + L);
+        s02.intoArray(lanes, l0 + 2 * L);
+        s03.intoArray(lanes, l0 + 3 * L);
+        s04.intoArray(lanes, l0 + 4 * L);
+        s10.intoArray(lanes, l1);
+        s11.intoArray(lanes, l1 + L);
+        s12.intoArray(lanes, l1 + 2 * L);
+        s13.intoArray(lanes, l1 + 3 * L);
+        s14.intoArray(lanes, l1 + 4 * L);
+        s20.intoArray(lanes, l2);
+        s21.intoArray(lanes, l2 + L);
+        s22.intoArray(lanes, l2 + 2 * L);
+        s23.intoArray(lanes, l2 + 3 * L);
+        s24.intoArray(lanes, l2 + 4 * L);
+        s30.intoArray(lanes, l3);
+        s31.intoArray(lanes, l3 + L);
+        s32.intoArray(lanes, l3 + 2 * L);
+        s33.intoArray(lanes, l3 + 3 * L);
+        s34.intoArray(lanes, l3 + 4 * L);
     }
 
     /** Lanes at l0 (rows {@code row} apart) += A's rows at a0, a0 + k times B's rows at b0 … b0 + 3k, lane-wise. */
