@@ -102,22 +102,22 @@ final class ConvPanels {
     }
 
     /** im2col of columns {@code [from, to)}: panel[t, j] = x[image, c, i + p, j + q] for tap t = (c, p, q). */
-    void packInput(float[] x, int xOff, int from, int to, float[] panel, int panelWidth) {
+    void packInput(float[] x, int xOff, int from, int to, float[] panel, int at, int panelWidth) {
         Runs r = runs(from, to, true);
         for (int i = 0; i < r.count; i++) {
             int corner = xOff + r.offset[i], column = r.column[i], length = r.length[i];
             if (length >= Gemm.species().length()) {
                 for (int t = 0; t < tapOffsets.length; t++) {
-                    Vectors.copyRow(x, corner + tapOffsets[t], panel, t * panelWidth + column, length);
+                    Vectors.copyRow(x, corner + tapOffsets[t], panel, at + t * panelWidth + column, length);
                 }
             } else {
                 VectorMask<Float> mask = Vectors.shortRowMask(length);
                 for (int t = 0; t < tapOffsets.length; t++) {
-                    Vectors.copyShortRow(x, corner + tapOffsets[t], panel, t * panelWidth + column, length, mask);
+                    Vectors.copyShortRow(x, corner + tapOffsets[t], panel, at + t * panelWidth + column, length, mask);
                 }
             }
         }
-        zeroPadding(panel, tapOffsets.length, to - from, panelWidth);
+        zeroPadding(panel, at, tapOffsets.length, to - from, panelWidth);
     }
 
     /**
@@ -129,7 +129,7 @@ final class ConvPanels {
      * Otherwise every tap's run is added on its own, taps outermost, so that two additions in a row never
      * overlap (each load would wait for the store before it).
      */
-    void addInputGradient(float[] panel, int panelWidth, int from, int to, float[] dx, int dxOff) {
+    void addInputGradient(float[] panel, int at, int panelWidth, int from, int to, float[] dx, int dxOff) {
         Runs r = runs(from, to, true);
         VectorSpecies<Float> species = Gemm.species();
         for (int i = 0; i < r.count; i++) {
@@ -143,14 +143,14 @@ final class ConvPanels {
                 int target = dxOff + r.offset[i] + tapOffsets[t];
                 FloatVector sum = FloatVector.fromArray(species, dx, target, stretch);
                 for (int q = 0; q < kernelWidth; q++) {
-                    FloatVector tap = FloatVector.fromArray(species, panel, (t + q) * panelWidth + column, run);
+                    FloatVector tap = FloatVector.fromArray(species, panel, at + (t + q) * panelWidth + column, run);
                     sum = sum.add(tap.unslice(q));
                 }
                 sum.intoArray(dx, target, stretch);
             }
         }
         for (int t = 0; t < tapOffsets.length; t++) {
-            int target = dxOff + tapOffsets[t], row = t * panelWidth;
+            int target = dxOff + tapOffsets[t], row = at + t * panelWidth;
             for (int i = 0; i < r.count; i++) {
                 if (r.length[i] + kernelWidth - 1 > species.length()) {
                     Vectors.addRow(panel, row + r.column[i], dx, target + r.offset[i], r.length[i]);
@@ -160,14 +160,15 @@ final class ConvPanels {
     }
 
     /** panel[o, j] = y[image, o, pixel]: an output (or its gradient) as a matrix of channels by pixels. */
-    void packOutput(float[] y, int yOff, int channels, int from, int to, float[] panel, int panelWidth) {
+    void packOutput(float[] y, int yOff, int channels, int from, int to, float[] panel, int at, int panelWidth) {
         Runs r = runs(from, to, false);
         for (int i = 0; i < r.count; i++) {
             for (int o = 0; o < channels; o++) {
-                System.arraycopy(y, yOff + r.offset[i] + o * pixels, panel, o * panelWidth + r.column[i], r.length[i]);
+                System.arraycopy(
+                        y, yOff + r.offset[i] + o * pixels, panel, at + o * panelWidth + r.column[i], r.length[i]);
             }
         }
-        zeroPadding(panel, channels, to - from, panelWidth);
+        zeroPadding(panel, at, channels, to - from, panelWidth);
     }
 
     /**
@@ -176,6 +177,7 @@ final class ConvPanels {
      */
     void storeOutput(
             float[] panel,
+            int at,
             int panelWidth,
             int channels,
             int from,
@@ -187,7 +189,7 @@ final class ConvPanels {
         Runs r = runs(from, to, false);
         for (int i = 0; i < r.count; i++) {
             for (int o = 0; o < channels; o++) {
-                int source = o * panelWidth + r.column[i], target = yOff + r.offset[i] + o * pixels;
+                int source = at + o * panelWidth + r.column[i], target = yOff + r.offset[i] + o * pixels;
                 if (bias == null) {
                     System.arraycopy(panel, source, y, target, r.length[i]);
                 } else {
@@ -202,18 +204,19 @@ final class ConvPanels {
      * channels past {@code channels} zero: an output gradient as the right-hand factor of the filter gradient,
      * whose sum runs over the pixels.
      */
-    void packOutputTransposed(float[] y, int yOff, int channels, int from, int to, float[] panel, int panelWidth) {
+    void packOutputTransposed(
+            float[] y, int yOff, int channels, int from, int to, float[] panel, int at, int panelWidth) {
         Runs r = runs(from, to, false);
         for (int i = 0; i < r.count; i++) {
             for (int o = 0; o < channels; o++) {
-                int source = yOff + r.offset[i] + o * pixels, target = r.column[i] * panelWidth + o;
+                int source = yOff + r.offset[i] + o * pixels, target = at + r.column[i] * panelWidth + o;
                 for (int j = 0; j < r.length[i]; j++) {
                     panel[target + j * panelWidth] = y[source + j];
                 }
             }
         }
         for (int j = 0; j < to - from; j++) {
-            Arrays.fill(panel, j * panelWidth + channels, (j + 1) * panelWidth, 0f);
+            Arrays.fill(panel, at + j * panelWidth + channels, at + (j + 1) * panelWidth, 0f);
         }
     }
 
@@ -242,10 +245,10 @@ final class ConvPanels {
         return into;
     }
 
-    private static void zeroPadding(float[] panel, int rows, int used, int panelWidth) {
+    private static void zeroPadding(float[] panel, int at, int rows, int used, int panelWidth) {
         if (used < panelWidth) {
             for (int r = 0; r < rows; r++) {
-                Arrays.fill(panel, r * panelWidth + used, (r + 1) * panelWidth, 0f);
+                Arrays.fill(panel, at + r * panelWidth + used, at + (r + 1) * panelWidth, 0f);
             }
         }
     }

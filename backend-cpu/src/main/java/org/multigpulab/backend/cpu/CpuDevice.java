@@ -43,7 +43,8 @@ final class CpuDevice implements Device {
             throw new DeviceException("cannot allocate " + length + " floats on " + id());
         }
         stats.allocated((long) length * Float.BYTES);
-        return new CpuBuffer(this, new float[length], 0, length, true);
+        // On a cache line where the JVM allows it, as the kernels' panels (Scratch.LINE_START)
+        return new CpuBuffer(this, new float[Scratch.LINE_START + length], Scratch.LINE_START, length, true);
     }
 
     void freed(CpuBuffer buffer) {

@@ -79,6 +79,9 @@ final class CpuKernels implements Kernels {
     /** Columns (output pixels) per panel. */
     private static final int PANEL = Gemm.panelWidth();
 
+    /** Where each panel starts in its scratch array: on a cache line where the JVM allows it. */
+    private static final int LINE_START = Scratch.LINE_START;
+
     private ConvPanels panels(ConvShape s) {
         return panels.computeIfAbsent(s, ConvPanels::new);
     }
@@ -125,13 +128,23 @@ final class CpuKernels implements Kernels {
         // With few taps (conv1's 9) a panel's multiply is short, so what each panel costs besides it dominates:
         // such panels are wider, as many floats as a panel of 64 taps. On AVX2 conv1 took 0.76 times as long.
         overPanels(s, cp, PANEL * Math.max(1, 64 / taps), (chunk, from, to, width) -> {
-            float[] columns = inputPanel.get(taps * width);
-            float[] product = productPanel.get(co * width);
-            cp.packInput(xb.data, xb.offset, from, to, columns, width);
+            float[] columns = inputPanel.get(LINE_START + taps * width);
+            float[] product = productPanel.get(LINE_START + co * width);
+            cp.packInput(xb.data, xb.offset, from, to, columns, LINE_START, width);
             // y [Co, pixels] = w [Co, C·Kh·Kw] · im2col(x) [C·Kh·Kw, pixels]
-            Gemm.multiplyPanel(co, width, taps, wb.data, wb.offset, taps, columns, width, product, 0, width);
+            Gemm.multiplyPanel(
+                    co, width, taps, wb.data, wb.offset, taps, columns, LINE_START, width, product, LINE_START, width);
             cp.storeOutput(
-                    product, width, co, from, to, y, yOff, bb == null ? null : bb.data, bb == null ? 0 : bb.offset);
+                    product,
+                    LINE_START,
+                    width,
+                    co,
+                    from,
+                    to,
+                    y,
+                    yOff,
+                    bb == null ? null : bb.data,
+                    bb == null ? 0 : bb.offset);
         });
     }
 
@@ -145,17 +158,17 @@ final class CpuKernels implements Kernels {
         float[] wT = transposedB.get(taps * co);
         Gemm.transpose(wb.data, wb.offset, co, taps, 0f, wT, 0);
         overPanels(s, cp, PANEL, (chunk, from, to, width) -> {
-            float[] gradients = outputPanel.get(co * width);
-            float[] columns = productPanel.get(taps * width);
-            cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, width);
+            float[] gradients = outputPanel.get(LINE_START + co * width);
+            float[] columns = productPanel.get(LINE_START + taps * width);
+            cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, LINE_START, width);
             // dcol [C·Kh·Kw, pixels] = wᵀ · dy [Co, pixels]
-            Gemm.multiplyPanel(taps, width, co, wT, 0, co, gradients, width, columns, 0, width);
+            Gemm.multiplyPanel(taps, width, co, wT, 0, co, gradients, LINE_START, width, columns, LINE_START, width);
             // An image's gradient is cleared when its first pixel comes up: earlier panels never touch it
             for (int image = (from + cp.pixels() - 1) / cp.pixels(); image * cp.pixels() < to; image++) {
                 int at = dxb.offset + image * inSample;
                 Arrays.fill(dxb.data, at, at + inSample, 0f);
             }
-            cp.addInputGradient(columns, width, from, to, dxb.data, dxb.offset);
+            cp.addInputGradient(columns, LINE_START, width, from, to, dxb.data, dxb.offset);
         });
     }
 
@@ -171,6 +184,8 @@ final class CpuKernels implements Kernels {
         int coPadded = Gemm.viewColumns(co);
         int tapsPadded = Gemm.roundUpTo(taps, Gemm.viewRows(coPadded));
         int partial = narrow ? co * taps : taps * coPadded;
+        // The output gradient's rows whole cache lines apart
+        int gradientRow = Gemm.roundUpTo(coPadded, 64 / Float.BYTES);
         int chunks = Parallel.chunks(s.batch(), s.flops());
         float[] sums = partialSums(chunks * partial);
         // A narrow filter's dot products run along a panel's pixels: 32 panels wide (its two packed operands, 29
@@ -178,17 +193,17 @@ final class CpuKernels implements Kernels {
         overPanels(s, cp, (narrow ? 32 : 4) * PANEL, (chunk, from, to, width) -> {
             if (narrow) {
                 // dw [Co, C·Kh·Kw] += dy [Co, pixels] · im2col(x)ᵀ, as dot products along the pixels
-                float[] columns = inputPanel.get(taps * width);
-                float[] gradients = outputPanel.get(co * width);
-                cp.packInput(xb.data, xb.offset, from, to, columns, width);
-                cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, width);
-                Gemm.dots(co, taps, width, 1f, gradients, 0, columns, 0, 1f, sums, chunk * partial);
+                float[] columns = inputPanel.get(LINE_START + taps * width);
+                float[] gradients = outputPanel.get(LINE_START + co * width);
+                cp.packInput(xb.data, xb.offset, from, to, columns, LINE_START, width);
+                cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, LINE_START, width);
+                Gemm.dots(co, taps, width, 1f, gradients, LINE_START, columns, LINE_START, 1f, sums, chunk * partial);
             } else {
                 // dwᵀ [C·Kh·Kw, Co] += im2col(x) [C·Kh·Kw, pixels] · dyᵀ [pixels, Co], im2col(x) read in x itself.
                 // The panel's product is stored, then added (Gemm.accumulate says why).
-                float[] gradients = outputPanel.get((to - from) * coPadded);
-                float[] product = productPanel.get(tapsPadded * coPadded);
-                cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, coPadded);
+                float[] gradients = outputPanel.get(LINE_START + (to - from) * gradientRow);
+                float[] product = productPanel.get(LINE_START + tapsPadded * coPadded);
+                cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, LINE_START, gradientRow);
                 Gemm.multiplyView(
                         tapsPadded,
                         coPadded,
@@ -197,10 +212,12 @@ final class CpuKernels implements Kernels {
                         cp.tapOffsets(tapRows.get(tapsPadded), tapsPadded, xb.offset),
                         cp.windowCorners(pixelColumns.get(to - from), from, to),
                         gradients,
-                        coPadded,
+                        LINE_START,
+                        gradientRow,
                         product,
+                        LINE_START,
                         coPadded);
-                Vectors.addRow(product, 0, sums, chunk * partial, partial);
+                Vectors.addRow(product, LINE_START, sums, chunk * partial, partial);
             }
         });
         // Then stored as dw, transposed back where it was dwᵀ.
@@ -461,23 +478,23 @@ final class CpuKernels implements Kernels {
         if (transB && !transA && (long) m * (k + n) < (long) n * k) {
             // A·Bᵀ = (B·Aᵀ)ᵀ, which copies A and the product instead of B: a shard of 32 rows times LeNet's dense
             // weights (800×128) moves 30 K floats instead of 102 K
-            float[] aT = transposedA.get(k * m);
-            float[] cT = transposedProduct.get(n * m);
-            Gemm.transpose(ab.data, ab.offset, m, k, 0f, aT, 0);
+            float[] aT = transposedA.get(LINE_START + k * m);
+            float[] cT = transposedProduct.get(LINE_START + n * m);
+            Gemm.transpose(ab.data, ab.offset, m, k, 0f, aT, LINE_START);
             Parallel.forRange(
                     n,
                     2L * m * n * k,
-                    (chunk, from, to) ->
-                            Gemm.multiplyRows(false, n, m, k, alpha, bb.data, bb.offset, aT, 0, 0f, cT, 0, from, to));
-            Gemm.transpose(cT, 0, n, m, beta, cb.data, cb.offset);
+                    (chunk, from, to) -> Gemm.multiplyRows(
+                            false, n, m, k, alpha, bb.data, bb.offset, aT, LINE_START, 0f, cT, LINE_START, from, to));
+            Gemm.transpose(cT, LINE_START, n, m, beta, cb.data, cb.offset);
             return;
         }
         float[] bRows = bb.data;
         int bOff = bb.offset;
         if (transB) {
-            bRows = transposedB.get(k * n);
-            Gemm.transpose(bb.data, bb.offset, n, k, 0f, bRows, 0);
-            bOff = 0;
+            bRows = transposedB.get(LINE_START + k * n);
+            Gemm.transpose(bb.data, bb.offset, n, k, 0f, bRows, LINE_START);
+            bOff = LINE_START;
         }
         float[] rowsOfB = bRows;
         int rowsOff = bOff;

@@ -24,7 +24,16 @@ final class FusedFirstLayer {
     private final PoolShape pool;
     /** The filter's taps, C·Kh·Kw; the multiply's depth is one more, the bias. */
     private final int taps;
-    /** Columns of each row of the panels: the output's rows at the input's width, rounded up to whole vectors. */
+    /**
+     * Where the panels start in their arrays, on a cache line where the JVM allows it ({@link Scratch#LINE_START});
+     * their rows are whole lines long, so that every row starts on one.
+     */
+    private static final int AT = Scratch.LINE_START, LINE = 64 / Float.BYTES;
+
+    /**
+     * Columns of each row of the panels: the output's rows at the input's width, rounded up to whole vectors and
+     * cache lines.
+     */
     private final int columns;
     /** The columns that hold output rows: up to the last output pixel; the rest stay zero. */
     private final int used;
@@ -46,18 +55,18 @@ final class FusedFirstLayer {
         this.conv = s.conv();
         this.pool = s.pool();
         this.taps = conv.inChannels() * conv.kernelHeight() * conv.kernelWidth();
-        this.columns = Gemm.roundUpToVectors(conv.outHeight() * conv.width());
+        this.columns = Gemm.roundUpTo(Gemm.roundUpToVectors(conv.outHeight() * conv.width()), LINE);
         this.used = (conv.outHeight() - 1) * conv.width() + conv.outWidth();
         this.tapOffsets = panels.tapOffsets(new int[taps], taps, 0);
     }
 
     /** Floats of the packed image ({@code taps + 1} rows) and of the output or its gradient (a row a channel). */
     int panelLength() {
-        return (taps + 1) * columns;
+        return AT + (taps + 1) * columns;
     }
 
     int outputLength() {
-        return conv.outChannels() * columns;
+        return AT + conv.outChannels() * columns;
     }
 
     /** The filter's and bias's gradients: dw's rows, each with db's element last. */
@@ -81,24 +90,25 @@ final class FusedFirstLayer {
     /** What no image changes in a thread's packed panel: the columns past the output's last pixel, and the ones. */
     void preparePanel(float[] panel) {
         for (int t = 0; t < taps; t++) {
-            Arrays.fill(panel, t * columns + used, (t + 1) * columns, 0f);
+            Arrays.fill(panel, AT + t * columns + used, AT + (t + 1) * columns, 0f);
         }
-        Arrays.fill(panel, taps * columns, (taps + 1) * columns, 1f);
+        Arrays.fill(panel, AT + taps * columns, AT + (taps + 1) * columns, 1f);
     }
 
     /** The image at {@code x[image]}, its conv + bias into {@code product} [Co, columns]. */
     void convolve(float[] x, int image, float[] wb, float[] panel, float[] product) {
         for (int t = 0; t < taps; t++) {
-            System.arraycopy(x, image + tapOffsets[t], panel, t * columns, used);
+            System.arraycopy(x, image + tapOffsets[t], panel, AT + t * columns, used);
         }
-        Gemm.multiplyPanel(conv.outChannels(), columns, taps + 1, wb, 0, taps + 1, panel, columns, product, 0, columns);
+        Gemm.multiplyPanel(
+                conv.outChannels(), columns, taps + 1, wb, 0, taps + 1, panel, AT, columns, product, AT, columns);
     }
 
     /** The pooled ReLU of {@code product} into the image's output at {@code y[out]}. */
     void pool(float[] product, float[] y, int out) {
         int pooled = pool.outHeight() * pool.outWidth();
         for (int o = 0; o < conv.outChannels(); o++) {
-            PlanePool.forward(product, o * columns, conv.width(), 0f, y, out + o * pooled, pool);
+            PlanePool.forward(product, AT + o * columns, conv.width(), 0f, y, out + o * pooled, pool);
         }
     }
 
@@ -110,7 +120,8 @@ final class FusedFirstLayer {
     void unpool(float[] dy, int out, float[] product, float[] gradient) {
         int pooled = pool.outHeight() * pool.outWidth();
         for (int o = 0; o < conv.outChannels(); o++) {
-            PlanePool.backward(dy, out + o * pooled, product, o * columns, gradient, o * columns, conv.width(), pool);
+            PlanePool.backward(
+                    dy, out + o * pooled, product, AT + o * columns, gradient, AT + o * columns, conv.width(), pool);
         }
     }
 
@@ -120,7 +131,7 @@ final class FusedFirstLayer {
      */
     void addGradients(float[] gradient, float[] panel, float[] lanes) {
         // [dw | db] [Co, taps + 1] += gradient [Co, columns] · panelᵀ, the ones row summing the bias's
-        Gemm.addDotLanes(conv.outChannels(), taps + 1, columns, gradient, 0, panel, 0, lanes, 0);
+        Gemm.addDotLanes(conv.outChannels(), taps + 1, columns, gradient, AT, panel, AT, lanes, 0);
     }
 
     /** The sums that {@code lanes} hold, each its lanes first to last, into {@code sums} at {@code at}. */

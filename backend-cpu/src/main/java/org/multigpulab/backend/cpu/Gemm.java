@@ -1,7 +1,5 @@
 package org.multigpulab.backend.cpu;
 
-import com.sun.management.HotSpotDiagnosticMXBean;
-import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -28,12 +26,8 @@ final class Gemm {
     private static final int USE_AVX = useAvx();
 
     private static int useAvx() {
-        try {
-            HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
-            return Integer.parseInt(vm.getVMOption("UseAVX").getValue());
-        } catch (IllegalArgumentException e) {
-            return -1; // no UseAVX: not an x86 processor
-        }
+        String useAvx = VmOptions.get("UseAVX");
+        return useAvx == null ? -1 : Integer.parseInt(useAvx);
     }
 
     /**
@@ -148,8 +142,19 @@ final class Gemm {
      * {@code ldc}. Only a store, never {@code +=}, for the reason given at {@link #accumulate}.
      */
     static void multiplyPanel(
-            int m, int n, int k, float[] a, int aOff, int lda, float[] b, int ldb, float[] c, int cOff, int ldc) {
-        blocks(0, m, 0, n, k, 1f, a, strided(ROWS.get(m), m, aOff, lda), b, 0, ldb, c, cOff, ldc, true);
+            int m,
+            int n,
+            int k,
+            float[] a,
+            int aOff,
+            int lda,
+            float[] b,
+            int bOff,
+            int ldb,
+            float[] c,
+            int cOff,
+            int ldc) {
+        blocks(0, m, 0, n, k, 1f, a, strided(ROWS.get(m), m, aOff, lda), b, bOff, ldb, c, cOff, ldc, true);
     }
 
     /**
@@ -165,26 +170,37 @@ final class Gemm {
      * table in every kernel, the forward pass of conv2 took 1.25 times as long on 256-bit vectors.
      */
     static void multiplyView(
-            int m, int n, int k, float[] a, int[] rows, int[] cols, float[] b, int ldb, float[] c, int ldc) {
+            int m,
+            int n,
+            int k,
+            float[] a,
+            int[] rows,
+            int[] cols,
+            float[] b,
+            int bOff,
+            int ldb,
+            float[] c,
+            int cOff,
+            int ldc) {
         if (n == SEVEN_VECTORS) {
             for (int i = 0; i < m; i += 3) {
-                threeRowsSevenVectorsViewed(k, a, rows[i], rows[i + 1], rows[i + 2], cols, b, ldb, c, i * ldc, ldc);
+                threeRowsSevenVectorsViewed(k, a, rows, i, cols, b, bOff, ldb, c, cOff + i * ldc, ldc);
             }
             return;
         }
         for (int i = 0; i < m; i += VIEW_ROWS) {
             for (int j = 0; j < n; j += viewBlock()) {
-                int width = Math.min(viewBlock(), n - j);
+                int width = Math.min(viewBlock(), n - j), b0 = bOff + j, c0 = cOff + i * ldc + j;
                 if (MANY_REGISTERS && width == 4 * L) {
                     fourRowsFourVectorsViewed(
-                            k, a, rows[i], rows[i + 1], rows[i + 2], rows[i + 3], cols, b, j, ldb, c, i * ldc + j, ldc);
+                            k, a, rows[i], rows[i + 1], rows[i + 2], rows[i + 3], cols, b, b0, ldb, c, c0, ldc);
                 } else if (MANY_REGISTERS) {
                     fourRowsThreeVectorsViewed(
-                            k, a, rows[i], rows[i + 1], rows[i + 2], rows[i + 3], cols, b, j, ldb, c, i * ldc + j, ldc);
+                            k, a, rows[i], rows[i + 1], rows[i + 2], rows[i + 3], cols, b, b0, ldb, c, c0, ldc);
                 } else if (width == 2 * L) {
-                    sixRowsTwoVectorsViewed(k, a, rows, i, cols, b, j, ldb, c, i * ldc + j, ldc);
+                    sixRowsTwoVectorsViewed(k, a, rows, i, cols, b, b0, ldb, c, c0, ldc);
                 } else {
-                    sixRowsOneVectorViewed(k, a, rows, i, cols, b, j, ldb, c, i * ldc + j, ldc);
+                    sixRowsOneVectorViewed(k, a, rows, i, cols, b, b0, ldb, c, c0, ldc);
                 }
             }
         }
@@ -332,9 +348,10 @@ final class Gemm {
         c32.intoArray(c, c0 + 3 * ldc + 2 * L);
     }
 
-    /** C[3 rows, 7L columns at c0] = A[3 rows at a0, a1, a2, column p at cols[p]] · B[:, 7L columns], storing. */
+    /** C[3 rows, 7L columns at c0] = A[rows i to i + 2, column p at cols[p]] · B[:, 7L columns at b0], storing. */
     private static void threeRowsSevenVectorsViewed(
-            int k, float[] a, int a0, int a1, int a2, int[] cols, float[] b, int ldb, float[] c, int c0, int ldc) {
+            int k, float[] a, int[] rows, int i, int[] cols, float[] b, int b0, int ldb, float[] c, int c0, int ldc) {
+        int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2];
         FloatVector c00 = FloatVector.zero(S),
                 c01 = FloatVector.zero(S),
                 c02 = FloatVector.zero(S),
@@ -357,7 +374,7 @@ final class Gemm {
                 c25 = FloatVector.zero(S),
                 c26 = FloatVector.zero(S);
         for (int p = 0; p < k; p++) {
-            int bp = p * ldb, ap = cols[p];
+            int bp = b0 + p * ldb, ap = cols[p];
             FloatVector v0 = FloatVector.fromArray(S, b, bp);
             FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
             FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);

@@ -20,6 +20,29 @@ final class Scratch<A> {
         this.arrays = ThreadLocal.withInitial(() -> make.apply(0));
     }
 
+    /**
+     * The index in a float array at which its elements start on a 64-byte cache line, where the JVM places every
+     * object on such a line ({@code -XX:ObjectAlignmentInBytes=64}, as {@code ./lab} runs it): panels start there,
+     * so that no vector of a panel's row straddles two lines. Else 0, and where a panel starts is the heap's
+     * choice.
+     */
+    static final int LINE_START = lineStart();
+
+    private static int lineStart() {
+        String alignment = VmOptions.get("ObjectAlignmentInBytes");
+        if (alignment == null || Integer.parseInt(alignment) % 64 != 0) {
+            return 0;
+        }
+        try {
+            int base = Class.forName("sun.misc.Unsafe")
+                    .getField("ARRAY_FLOAT_BASE_OFFSET")
+                    .getInt(null);
+            return (64 - base % 64) % 64 / Float.BYTES;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return 0; // the elements' offset is not known on this JVM
+        }
+    }
+
     static Scratch<float[]> floats() {
         return new Scratch<>(float[]::new, a -> a.length);
     }
