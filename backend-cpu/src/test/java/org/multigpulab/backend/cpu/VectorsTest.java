@@ -1,11 +1,15 @@
 package org.multigpulab.backend.cpu;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The cpu kernels' sums give the same bits whether or not the JIT has compiled them yet. */
+/**
+ * The cpu kernels' sums give the same bits whether or not the JIT has compiled them yet; rows are copied whole at
+ * every length.
+ */
 class VectorsTest {
 
     /**
@@ -13,6 +17,30 @@ class VectorsTest {
      * once C2 has compiled it; {@link Vectors#sum} must not change with that, or a run would not repeat itself.
      * Its order: each lane sums its elements down the array, the lanes are added first to last, then the tail.
      */
+    /**
+     * {@link Vectors#copyRow} copies one or two vectors without a loop, overlapping, and longer rows in a loop:
+     * every length from one vector to three and a half, at every offset within a vector, writes exactly the row.
+     */
+    @Test
+    void copyRowWritesTheWholeRowAndNothingElse() {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        int lanes = Gemm.species().length();
+        for (int n = lanes; n <= 7 * lanes / 2; n++) {
+            for (int at = 0; at < lanes; at++) {
+                float[] src = new float[n + 2 * lanes], dst = new float[n + 2 * lanes];
+                for (int i = 0; i < src.length; i++) {
+                    src[i] = random.nextFloat();
+                    dst[i] = -1f;
+                }
+                float[] expected = dst.clone();
+                System.arraycopy(src, lanes - at, expected, at, n);
+                Vectors.copyRow(src, lanes - at, dst, at, n);
+                assertArrayEquals(expected, dst, "a row of " + n + " at " + at + "; random seed " + seed);
+            }
+        }
+    }
+
     @Test
     void sumsKeepTheirOrderOnceCompiled() {
         long seed = System.nanoTime();
