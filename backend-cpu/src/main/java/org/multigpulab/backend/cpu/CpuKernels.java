@@ -185,7 +185,7 @@ final class CpuKernels implements Kernels {
         int tapsPadded = Gemm.roundUpTo(taps, Gemm.viewRows(coPadded));
         int partial = narrow ? co * taps : taps * coPadded;
         // The output gradient's rows whole cache lines apart
-        int gradientRow = Gemm.roundUpTo(coPadded, 64 / Float.BYTES);
+        int gradientRow = Gemm.roundUpTo(coPadded, Scratch.LINE_FLOATS);
         int chunks = Parallel.chunks(s.batch(), s.flops());
         float[] sums = partialSums(chunks * partial);
         // A narrow filter's dot products run along a panel's pixels: 32 panels wide (its two packed operands, 29

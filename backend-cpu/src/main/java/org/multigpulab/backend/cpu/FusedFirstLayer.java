@@ -28,7 +28,7 @@ final class FusedFirstLayer {
      * Where the panels start in their arrays, on a cache line where the JVM allows it ({@link Scratch#LINE_START});
      * their rows are whole lines long, so that every row starts on one.
      */
-    private static final int AT = Scratch.LINE_START, LINE = 64 / Float.BYTES;
+    private static final int AT = Scratch.LINE_START;
 
     /**
      * Columns of each row of the panels: the output's rows at the input's width, rounded up to whole vectors and
@@ -55,12 +55,15 @@ final class FusedFirstLayer {
         this.conv = s.conv();
         this.pool = s.pool();
         this.taps = conv.inChannels() * conv.kernelHeight() * conv.kernelWidth();
-        this.columns = Gemm.roundUpTo(Gemm.roundUpToVectors(conv.outHeight() * conv.width()), LINE);
+        this.columns = Gemm.roundUpTo(Gemm.roundUpToVectors(conv.outHeight() * conv.width()), Scratch.LINE_FLOATS);
         this.used = (conv.outHeight() - 1) * conv.width() + conv.outWidth();
         this.tapOffsets = panels.tapOffsets(new int[taps], taps, 0);
     }
 
-    /** Floats of the packed image ({@code taps + 1} rows) and of the output or its gradient (a row a channel). */
+    /**
+     * Floats of the packed image ({@code taps + 1} rows) and of the output or its gradient (a row a channel), from
+     * the array's start: the panels begin {@link #AT} in.
+     */
     int panelLength() {
         return AT + (taps + 1) * columns;
     }

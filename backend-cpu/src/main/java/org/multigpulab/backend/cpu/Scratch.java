@@ -28,6 +28,9 @@ final class Scratch<A> {
      */
     static final int LINE_START = lineStart();
 
+    /** Floats in a 64-byte cache line. */
+    static final int LINE_FLOATS = 64 / Float.BYTES;
+
     private static int lineStart() {
         String alignment = VmOptions.get("ObjectAlignmentInBytes");
         if (alignment == null || Integer.parseInt(alignment) % 64 != 0) {
@@ -37,7 +40,7 @@ final class Scratch<A> {
             int base = Class.forName("sun.misc.Unsafe")
                     .getField("ARRAY_FLOAT_BASE_OFFSET")
                     .getInt(null);
-            return (64 - base % 64) % 64 / Float.BYTES;
+            return (LINE_FLOATS - base / Float.BYTES % LINE_FLOATS) % LINE_FLOATS;
         } catch (ReflectiveOperationException | RuntimeException e) {
             return 0; // the elements' offset is not known on this JVM
         }

@@ -13,11 +13,6 @@ import org.junit.jupiter.api.Test;
 class VectorsTest {
 
     /**
-     * {@code FloatVector.reduceLanes(ADD)} adds the lanes first to last while interpreted and in another order
-     * once C2 has compiled it; {@link Vectors#sum} must not change with that, or a run would not repeat itself.
-     * Its order: each lane sums its elements down the array, the lanes are added first to last, then the tail.
-     */
-    /**
      * {@link Vectors#copyRow} copies one or two vectors without a loop, overlapping, and longer rows in a loop:
      * every length from one vector to three and a half, at every offset within a vector, writes exactly the row.
      */
@@ -41,6 +36,11 @@ class VectorsTest {
         }
     }
 
+    /**
+     * {@code FloatVector.reduceLanes(ADD)} adds the lanes first to last while interpreted and in another order
+     * once C2 has compiled it; {@link Vectors#sum} must not change with that, or a run would not repeat itself.
+     * Its order: each lane sums its elements down the array, the lanes are added first to last, then the tail.
+     */
     @Test
     void sumsKeepTheirOrderOnceCompiled() {
         long seed = System.nanoTime();
