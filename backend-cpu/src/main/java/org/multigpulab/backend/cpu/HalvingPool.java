@@ -3,43 +3,47 @@ package org.multigpulab.backend.cpu;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * LeNet's pooling, 2×2 windows at stride 2, one plane at a time and half a vector of outputs per step: the general
+ * LeNet's pooling, 2×2 windows at stride 2, one plane at a time and a vector of outputs per step: the general
  * loops spend more on their four nested counters than on the four additions, and a scalar loop does one output per
- * step. A row's last step ends where the row ends, overlapping the step before it when the row is not a whole
- * number of steps (conv1's 13 outputs: steps at 0, 4, 8 and 9 with 256-bit vectors), so it writes some values a
- * second time, the same ones, rather than finish the row under masks or one by one; only a row shorter than a step
- * (conv2's 4 outputs with 512-bit vectors) takes masks, in methods of their own: in the same method as the unmasked
- * steps, where conv1's rows took those and conv2's the masked ones, conv2's ReLU and pooling forward took 2.4 times as
- * long among a training step's kernels on AVX-512. Each sum is added in the general loops' order (top left, top
- * right, bottom left, bottom right), so both paths give the same bits.
+ * step. A step reads two vectors of each of its two input rows, adds each lane's right neighbour and the row
+ * below to it, and gathers the sums' even lanes into one vector. A row's last step ends where the row ends, overlapping the step before it when the row is not a whole
+ * number of steps (conv1's 13 outputs: steps at 0 and 5 with 256-bit vectors), so it writes some values a second
+ * time, the same ones, rather than finish the row under masks or one by one; only a row shorter than a step
+ * (conv1's 13 outputs with 512-bit vectors, conv2's 4 with 256-bit ones) takes masks, in methods of their own: in
+ * the same method as the unmasked steps, where conv1's rows took those and conv2's the masked ones, conv2's ReLU and
+ * pooling forward took 2.4 times as long among a training step's kernels on AVX-512. Each sum is added in the
+ * general loops' order (top left, top right, bottom left, bottom right), so both paths give the same bits.
  *
  * <p>No method here hands a vector to another of ours: each step is written out whole, with the Vector API's own
  * methods alone, which C2 always inlines. With 8 logical GPUs C2 compiled {@link #forward} with the short rows
  * inlined before their method had a profile, left its small helpers for the ReLU and the means out ("low call site
  * frequency", "already compiled into a medium method"), and for the rest of the run every vector they took was
  * boxed and blended by the Vector API's Java fallback: about a twentieth of the run's samples.
+ *
+ * <p>Only vectors of the one species every kernel uses ({@link Gemm#species}), never half-width ones: the Vector
+ * API's methods are shared by every shape, and where their profiles had seen a second shape's vectors C2 compiled
+ * the other kernels' calls for both ({@link Vectors} says what that cost).
  */
 final class HalvingPool {
 
     private static final VectorSpecies<Float> S = Gemm.species();
-    /**
-     * Vectors of half the width, for a step's outputs: stored (and their gradients read) as a plain half vector
-     * rather than the whole one under a mask, which on AMD's Zen 3 with AVX2 made the pooling take 0.67 (conv2)
-     * and 0.78 (conv1) of the time; reading the gradients so, 0.92 of the time (ReLU and pooling backward).
-     */
-    private static final VectorSpecies<Float> HALVES =
-            VectorSpecies.of(float.class, VectorShape.forBitSize(S.vectorBitSize() / 2));
-    /** Outputs per vector step, one half vector of them: an input vector holds two per output. */
-    private static final int HALF = HALVES.length();
+    /** Outputs per vector step: two input vectors of each row hold two inputs per output. */
+    private static final int L = S.length();
 
-    private static final VectorShuffle<Float> EVEN = VectorShuffle.fromOp(S, i -> Math.min(2 * i, S.length() - 1));
-    private static final VectorShuffle<Float> ODD = VectorShuffle.fromOp(S, i -> Math.min(2 * i + 1, S.length() - 1));
-    private static final VectorShuffle<Float> TWICE = VectorShuffle.fromOp(S, i -> i / 2);
+    /** Each lane's right neighbour, so that a sum of two vectors holds each window's row sums in its even lanes. */
+    private static final VectorShuffle<Float> NEXT = VectorShuffle.fromOp(S, i -> Math.min(i + 1, L - 1));
+    /** The even lanes, then the even lanes again: with {@link #UPPER_HALF}, two vectors' even lanes in one. */
+    private static final VectorShuffle<Float> EVENS = VectorShuffle.fromOp(S, i -> 2 * i % L);
+    /** Lanes L/2 to L − 1: those whose index less L/2 is in range of a half. */
+    private static final VectorMask<Float> UPPER_HALF = S.indexInRange(-L / 2, L / 2);
+    /** Each of the first half's lanes twice, then each of the second half's. */
+    private static final VectorShuffle<Float> LOWER_TWICE = VectorShuffle.fromOp(S, i -> i / 2);
+
+    private static final VectorShuffle<Float> UPPER_TWICE = VectorShuffle.fromOp(S, i -> (L + i) / 2);
 
     private HalvingPool() {}
 
@@ -48,44 +52,57 @@ final class HalvingPool {
      * values at or below {@code floor} count as 0 ({@link #floored(float, float)}).
      */
     static void forward(float[] x, int in, int width, float floor, float[] y, int out, int oh, int ow) {
-        if (ow < HALF) {
+        if (ow < L) {
             forwardShortRows(x, in, width, floor, y, out, oh, ow);
             return;
         }
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
-            for (int j = 0; j < ow; j += HALF) {
+            for (int j = 0; j < ow; j += L) {
                 int at = stepStart(j, ow);
                 FloatVector upper = FloatVector.fromArray(S, x, top + 2 * at);
+                FloatVector upperNext = FloatVector.fromArray(S, x, top + 2 * at + L);
                 FloatVector lower = FloatVector.fromArray(S, x, bottom + 2 * at);
+                FloatVector lowerNext = FloatVector.fromArray(S, x, bottom + 2 * at + L);
                 upper = upper.blend(0f, upper.compare(VectorOperators.LE, floor));
+                upperNext = upperNext.blend(0f, upperNext.compare(VectorOperators.LE, floor));
                 lower = lower.blend(0f, lower.compare(VectorOperators.LE, floor));
-                upper.rearrange(EVEN)
-                        .add(upper.rearrange(ODD))
-                        .add(lower.rearrange(EVEN))
-                        .add(lower.rearrange(ODD))
+                lowerNext = lowerNext.blend(0f, lowerNext.compare(VectorOperators.LE, floor));
+                FloatVector sums = upper.add(upper.rearrange(NEXT)).add(lower).add(lower.rearrange(NEXT));
+                FloatVector sumsNext =
+                        upperNext.add(upperNext.rearrange(NEXT)).add(lowerNext).add(lowerNext.rearrange(NEXT));
+                sums.rearrange(EVENS)
+                        .blend(sumsNext.rearrange(EVENS), UPPER_HALF)
                         .mul(0.25f)
-                        .reinterpretShape(HALVES, 0)
-                        .reinterpretAsFloats()
                         .intoArray(y, row + at);
             }
         }
     }
 
-    /** {@link #forward} of rows shorter than a step: each row in one step under masks. */
+    /**
+     * {@link #forward} of rows shorter than a step: each row in one step under masks, its second input vector
+     * (where a row has more inputs than one vector holds) under a mask of its own.
+     */
     private static void forwardShortRows(
             float[] x, int in, int width, float floor, float[] y, int out, int oh, int ow) {
-        VectorMask<Float> inputs = S.indexInRange(0, 2 * ow), outputs = S.indexInRange(0, ow);
+        VectorMask<Float> inputs = S.indexInRange(0, 2 * ow),
+                nextInputs = S.indexInRange(L, 2 * ow),
+                outputs = S.indexInRange(0, ow);
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width;
             FloatVector upper = FloatVector.fromArray(S, x, top, inputs);
+            FloatVector upperNext = FloatVector.fromArray(S, x, top + L, nextInputs);
             FloatVector lower = FloatVector.fromArray(S, x, bottom, inputs);
+            FloatVector lowerNext = FloatVector.fromArray(S, x, bottom + L, nextInputs);
             upper = upper.blend(0f, upper.compare(VectorOperators.LE, floor));
+            upperNext = upperNext.blend(0f, upperNext.compare(VectorOperators.LE, floor));
             lower = lower.blend(0f, lower.compare(VectorOperators.LE, floor));
-            upper.rearrange(EVEN)
-                    .add(upper.rearrange(ODD))
-                    .add(lower.rearrange(EVEN))
-                    .add(lower.rearrange(ODD))
+            lowerNext = lowerNext.blend(0f, lowerNext.compare(VectorOperators.LE, floor));
+            FloatVector sums = upper.add(upper.rearrange(NEXT)).add(lower).add(lower.rearrange(NEXT));
+            FloatVector sumsNext =
+                    upperNext.add(upperNext.rearrange(NEXT)).add(lowerNext).add(lowerNext.rearrange(NEXT));
+            sums.rearrange(EVENS)
+                    .blend(sumsNext.rearrange(EVENS), UPPER_HALF)
                     .mul(0.25f)
                     .intoArray(y, out + i * ow, outputs);
         }
@@ -96,7 +113,7 @@ final class HalvingPool {
      * would run past the row's end, one step before the end, over outputs the step before it wrote.
      */
     private static int stepStart(int j, int ow) {
-        return Math.min(j, ow - HALF);
+        return Math.min(j, ow - L);
     }
 
     /**
@@ -114,35 +131,43 @@ final class HalvingPool {
      * Writes only those inputs; a plane whose last row or column no window covers keeps what it had there.
      */
     static void backward(float[] dy, int out, int oh, int ow, float[] dx, int in, int width) {
-        if (ow < HALF) {
+        if (ow < L) {
             backwardShortRows(dy, out, oh, ow, dx, in, width);
             return;
         }
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
-            for (int j = 0; j < ow; j += HALF) {
+            for (int j = 0; j < ow; j += L) {
                 int at = stepStart(j, ow);
-                FloatVector g = FloatVector.fromArray(HALVES, dy, row + at)
-                        .reinterpretShape(S, 0)
-                        .reinterpretAsFloats()
-                        .mul(0.25f)
-                        .rearrange(TWICE);
-                g.intoArray(dx, top + 2 * at);
-                g.intoArray(dx, bottom + 2 * at);
+                FloatVector g = FloatVector.fromArray(S, dy, row + at).mul(0.25f);
+                FloatVector first = g.rearrange(LOWER_TWICE), second = g.rearrange(UPPER_TWICE);
+                first.intoArray(dx, top + 2 * at);
+                second.intoArray(dx, top + 2 * at + L);
+                first.intoArray(dx, bottom + 2 * at);
+                second.intoArray(dx, bottom + 2 * at + L);
             }
         }
     }
 
-    /** {@link #backward} of rows shorter than a step: each row in one step under masks. */
+    /**
+     * {@link #backward} of rows shorter than a step: each row in one step under masks, the second vector of
+     * inputs stored only where a row has more inputs than one vector holds.
+     */
     private static void backwardShortRows(float[] dy, int out, int oh, int ow, float[] dx, int in, int width) {
-        VectorMask<Float> inputs = S.indexInRange(0, 2 * ow), outputs = S.indexInRange(0, ow);
+        VectorMask<Float> inputs = S.indexInRange(0, 2 * ow),
+                nextInputs = S.indexInRange(L, 2 * ow),
+                outputs = S.indexInRange(0, ow);
+        boolean twoVectors = 2 * ow > L;
         for (int i = 0; i < oh; i++) {
             int top = in + 2 * i * width, bottom = top + width;
-            FloatVector g = FloatVector.fromArray(S, dy, out + i * ow, outputs)
-                    .mul(0.25f)
-                    .rearrange(TWICE);
-            g.intoArray(dx, top, inputs);
-            g.intoArray(dx, bottom, inputs);
+            FloatVector g = FloatVector.fromArray(S, dy, out + i * ow, outputs).mul(0.25f);
+            FloatVector first = g.rearrange(LOWER_TWICE), second = g.rearrange(UPPER_TWICE);
+            first.intoArray(dx, top, inputs);
+            first.intoArray(dx, bottom, inputs);
+            if (twoVectors) {
+                second.intoArray(dx, top + L, nextInputs);
+                second.intoArray(dx, bottom + L, nextInputs);
+            }
         }
     }
 
@@ -153,43 +178,58 @@ final class HalvingPool {
      */
     static void backwardWherePositive(
             float[] dy, int out, int oh, int ow, float[] x, int xIn, float[] dx, int in, int width) {
-        if (ow < HALF) {
+        if (ow < L) {
             backwardWherePositiveShortRows(dy, out, oh, ow, x, xIn, dx, in, width);
             return;
         }
         FloatVector zero = FloatVector.zero(S);
         for (int i = 0; i < oh; i++) {
             int top = 2 * i * width, bottom = top + width, row = out + i * ow;
-            for (int j = 0; j < ow; j += HALF) {
+            for (int j = 0; j < ow; j += L) {
                 int at = stepStart(j, ow);
-                FloatVector g = FloatVector.fromArray(HALVES, dy, row + at)
-                        .reinterpretShape(S, 0)
-                        .reinterpretAsFloats()
-                        .mul(0.25f)
-                        .rearrange(TWICE);
+                FloatVector g = FloatVector.fromArray(S, dy, row + at).mul(0.25f);
+                FloatVector first = g.rearrange(LOWER_TWICE), second = g.rearrange(UPPER_TWICE);
                 int t = top + 2 * at, b = bottom + 2 * at;
-                zero.blend(g, FloatVector.fromArray(S, x, xIn + t).compare(VectorOperators.GT, 0f))
+                zero.blend(first, FloatVector.fromArray(S, x, xIn + t).compare(VectorOperators.GT, 0f))
                         .intoArray(dx, in + t);
-                zero.blend(g, FloatVector.fromArray(S, x, xIn + b).compare(VectorOperators.GT, 0f))
+                zero.blend(second, FloatVector.fromArray(S, x, xIn + t + L).compare(VectorOperators.GT, 0f))
+                        .intoArray(dx, in + t + L);
+                zero.blend(first, FloatVector.fromArray(S, x, xIn + b).compare(VectorOperators.GT, 0f))
                         .intoArray(dx, in + b);
+                zero.blend(second, FloatVector.fromArray(S, x, xIn + b + L).compare(VectorOperators.GT, 0f))
+                        .intoArray(dx, in + b + L);
             }
         }
     }
 
-    /** {@link #backwardWherePositive} of rows shorter than a step: each row in one step under masks. */
+    /** {@link #backwardWherePositive} of rows shorter than a step, as {@link #backwardShortRows}. */
     private static void backwardWherePositiveShortRows(
             float[] dy, int out, int oh, int ow, float[] x, int xIn, float[] dx, int in, int width) {
         FloatVector zero = FloatVector.zero(S);
-        VectorMask<Float> inputs = S.indexInRange(0, 2 * ow), outputs = S.indexInRange(0, ow);
+        VectorMask<Float> inputs = S.indexInRange(0, 2 * ow),
+                nextInputs = S.indexInRange(L, 2 * ow),
+                outputs = S.indexInRange(0, ow);
+        boolean twoVectors = 2 * ow > L;
         for (int i = 0; i < oh; i++) {
             int t = 2 * i * width, b = t + width;
-            FloatVector g = FloatVector.fromArray(S, dy, out + i * ow, outputs)
-                    .mul(0.25f)
-                    .rearrange(TWICE);
-            zero.blend(g, FloatVector.fromArray(S, x, xIn + t, inputs).compare(VectorOperators.GT, 0f))
+            FloatVector g = FloatVector.fromArray(S, dy, out + i * ow, outputs).mul(0.25f);
+            FloatVector first = g.rearrange(LOWER_TWICE), second = g.rearrange(UPPER_TWICE);
+            zero.blend(first, FloatVector.fromArray(S, x, xIn + t, inputs).compare(VectorOperators.GT, 0f))
                     .intoArray(dx, in + t, inputs);
-            zero.blend(g, FloatVector.fromArray(S, x, xIn + b, inputs).compare(VectorOperators.GT, 0f))
+            zero.blend(first, FloatVector.fromArray(S, x, xIn + b, inputs).compare(VectorOperators.GT, 0f))
                     .intoArray(dx, in + b, inputs);
+            if (twoVectors) {
+                zero.blend(
+                                second,
+                                FloatVector.fromArray(S, x, xIn + t + L, nextInputs)
+                                        .compare(VectorOperators.GT, 0f))
+                        .intoArray(dx, in + t + L, nextInputs);
+                zero.blend(
+                                second,
+                                FloatVector.fromArray(S, x, xIn + b + L, nextInputs)
+                                        .compare(VectorOperators.GT, 0f))
+                        .intoArray(dx, in + b + L, nextInputs);
+            }
         }
     }
 }

@@ -3,12 +3,19 @@ package org.multigpulab.backend.cpu;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The element-wise vector loops the {@code cpu} kernels share: sums, ReLU both ways, and the short-row copies
  * and additions of im2col and col2im. Single-threaded, on array windows; callers split the work over cores.
+ *
+ * <p>Every vector here and in the other kernels is of the one species {@link Gemm#species}. The Vector API's
+ * methods ({@code intoArray}, {@code add}, …) are shared by all shapes, and when their profiles had also seen
+ * half-width vectors (this class's tails and the pooling's outputs took them), C2 compiled our kernels' calls
+ * for both shapes: under AVX2, conv2's forward pass then took 3.8–4.7 s over 3 epochs of 20,000 images against
+ * 2.0–2.6 where the JIT had happened to compile it first, in 6 of 8 JVMs (JFR's inlining events:
+ * {@code FloatVector::intoArray -> Float128Vector::length} inside {@code ConvPanels.packInput} in exactly the
+ * slow ones).
  */
 final class Vectors {
 
@@ -150,24 +157,15 @@ final class Vectors {
         }
     }
 
-    /** Half-width vectors, for the tails of short rows (256 bits where the preferred vectors have 512). */
-    private static final VectorSpecies<Float> HALF =
-            S.vectorBitSize() < 256 ? S : VectorSpecies.of(float.class, VectorShape.forBitSize(S.vectorBitSize() / 2));
-
     /**
-     * {@code dst[d, d + n) += src[s, s + n)}: whole vectors, half vectors, then single floats. Not masked like
-     * {@link #copyRow}: for col2im's short rows a masked load right after a masked store measured 40 % slower.
+     * {@code dst[d, d + n) += src[s, s + n)}: whole vectors, then single floats. Not masked like {@link #copyRow}:
+     * for col2im's short rows a masked load right after a masked store measured 40 % slower.
      */
     static void addRow(float[] src, int s, float[] dst, int d, int n) {
         int i = 0;
         for (; i + L <= n; i += L) {
             FloatVector.fromArray(S, dst, d + i)
                     .add(FloatVector.fromArray(S, src, s + i))
-                    .intoArray(dst, d + i);
-        }
-        for (; i + HALF.length() <= n; i += HALF.length()) {
-            FloatVector.fromArray(HALF, dst, d + i)
-                    .add(FloatVector.fromArray(HALF, src, s + i))
                     .intoArray(dst, d + i);
         }
         for (; i < n; i++) {
