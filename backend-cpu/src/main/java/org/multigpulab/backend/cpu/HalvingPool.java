@@ -10,13 +10,14 @@ import jdk.incubator.vector.VectorSpecies;
  * LeNet's pooling, 2×2 windows at stride 2, one plane at a time and a vector of outputs per step: the general
  * loops spend more on their four nested counters than on the four additions, and a scalar loop does one output per
  * step. A step reads two vectors of each of its two input rows, adds each lane's right neighbour and the row
- * below to it, and gathers the sums' even lanes into one vector. A row's last step ends where the row ends, overlapping the step before it when the row is not a whole
- * number of steps (conv1's 13 outputs: steps at 0 and 5 with 256-bit vectors), so it writes some values a second
- * time, the same ones, rather than finish the row under masks or one by one; only a row shorter than a step
- * (conv1's 13 outputs with 512-bit vectors, conv2's 4 with 256-bit ones) takes masks, in methods of their own: in
- * the same method as the unmasked steps, where conv1's rows took those and conv2's the masked ones, conv2's ReLU and
- * pooling forward took 2.4 times as long among a training step's kernels on AVX-512. Each sum is added in the
- * general loops' order (top left, top right, bottom left, bottom right), so both paths give the same bits.
+ * below to it, and gathers the sums' even lanes into one vector. A row's last step ends where the row ends,
+ * overlapping the step before it when the row is not a whole number of steps (conv1's 13 outputs: steps at 0 and 5
+ * with 256-bit vectors), so it writes some values a second time, the same ones, rather than finish the row under
+ * masks or one by one; only a row shorter than a step (conv1's 13 outputs with 512-bit vectors, conv2's 4 with
+ * 256-bit ones) takes masks, in methods of their own: in the same method as the unmasked steps, where conv1's rows
+ * took those and conv2's the masked ones, conv2's ReLU and pooling forward took 2.4 times as long among a training
+ * step's kernels on AVX-512. Each sum is added in the general loops' order (top left, top right, bottom left, bottom
+ * right), so both paths give the same bits.
  *
  * <p>No method here hands a vector to another of ours: each step is written out whole, with the Vector API's own
  * methods alone, which C2 always inlines. With 8 logical GPUs C2 compiled {@link #forward} with the short rows
@@ -38,7 +39,7 @@ final class HalvingPool {
     private static final VectorShuffle<Float> NEXT = VectorShuffle.fromOp(S, i -> Math.min(i + 1, L - 1));
     /** The even lanes, then the even lanes again: with {@link #UPPER_HALF}, two vectors' even lanes in one. */
     private static final VectorShuffle<Float> EVENS = VectorShuffle.fromOp(S, i -> 2 * i % L);
-    /** Lanes L/2 to L − 1: those whose index less L/2 is in range of a half. */
+    /** Lanes L/2 to L − 1: lane i is in range where i − L/2 is in [0, L/2). */
     private static final VectorMask<Float> UPPER_HALF = S.indexInRange(-L / 2, L / 2);
     /** Each of the first half's lanes twice, then each of the second half's. */
     private static final VectorShuffle<Float> LOWER_TWICE = VectorShuffle.fromOp(S, i -> i / 2);
