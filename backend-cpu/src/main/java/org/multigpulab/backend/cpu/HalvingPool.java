@@ -13,11 +13,12 @@ import jdk.incubator.vector.VectorSpecies;
  * below to it, and gathers the sums' even lanes into one vector. A row's last step ends where the row ends,
  * overlapping the step before it when the row is not a whole number of steps (conv1's 13 outputs: steps at 0 and 5
  * with 256-bit vectors), so it writes some values a second time, the same ones, rather than finish the row under
- * masks or one by one; only a row shorter than a step (conv1's 13 outputs with 512-bit vectors, conv2's 4 with
- * 256-bit ones) takes masks, in methods of their own: in the same method as the unmasked steps, where conv1's rows
- * took those and conv2's the masked ones, conv2's ReLU and pooling forward took 2.4 times as long among a training
- * step's kernels on AVX-512. Each sum is added in the general loops' order (top left, top right, bottom left, bottom
- * right), so both paths give the same bits.
+ * masks or one by one. Rows of half a step (conv2's 4 outputs with 256-bit vectors) go two to a step, a vector
+ * from each of four input rows. Only other rows shorter than a step (conv1's 13 outputs and conv2's 4 with 512-bit
+ * vectors) take masks, in methods of their own: in the same method as the unmasked steps, where conv1's rows took
+ * those and conv2's the masked ones, conv2's ReLU and pooling forward took 2.4 times as long among a training
+ * step's kernels on AVX-512. Each sum is added in the general loops' order (top left, top right, bottom left,
+ * bottom right), so every path gives the same bits.
  *
  * <p>No method here hands a vector to another of ours: each step is written out whole, with the Vector API's own
  * methods alone, which C2 always inlines. With 8 logical GPUs C2 compiled {@link #forward} with the short rows
@@ -53,18 +54,21 @@ final class HalvingPool {
      * values at or below {@code floor} count as 0 ({@link #floored(float, float)}).
      */
     static void forward(float[] x, int in, int width, float floor, float[] y, int out, int oh, int ow) {
-        if (ow < L) {
+        int rows = rowsPerStep(oh, ow);
+        if (rows == 0) {
             forwardShortRows(x, in, width, floor, y, out, oh, ow);
             return;
         }
-        for (int i = 0; i < oh; i++) {
+        int span = rows * ow, next = rows == 1 ? L : 2 * width;
+        int i = 0;
+        for (; i + rows <= oh; i += rows) {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
-            for (int j = 0; j < ow; j += L) {
-                int at = stepStart(j, ow);
+            for (int j = 0; j < span; j += L) {
+                int at = stepStart(j, span);
                 FloatVector upper = FloatVector.fromArray(S, x, top + 2 * at);
-                FloatVector upperNext = FloatVector.fromArray(S, x, top + 2 * at + L);
+                FloatVector upperNext = FloatVector.fromArray(S, x, top + 2 * at + next);
                 FloatVector lower = FloatVector.fromArray(S, x, bottom + 2 * at);
-                FloatVector lowerNext = FloatVector.fromArray(S, x, bottom + 2 * at + L);
+                FloatVector lowerNext = FloatVector.fromArray(S, x, bottom + 2 * at + next);
                 upper = upper.blend(0f, upper.compare(VectorOperators.LE, floor));
                 upperNext = upperNext.blend(0f, upperNext.compare(VectorOperators.LE, floor));
                 lower = lower.blend(0f, lower.compare(VectorOperators.LE, floor));
@@ -77,6 +81,9 @@ final class HalvingPool {
                         .mul(0.25f)
                         .intoArray(y, row + at);
             }
+        }
+        if (i < oh) {
+            forwardShortRows(x, in + 2 * i * width, width, floor, y, out + i * ow, oh - i, ow);
         }
     }
 
@@ -110,6 +117,21 @@ final class HalvingPool {
     }
 
     /**
+     * Output rows per step of the unmasked loops, 0 where a plane takes the masked ones. A row of at least a
+     * vector of outputs takes one row a step, the step's second input vector of a row right after its first, and
+     * the steps along the row. A row of half a vector (conv2's 4 outputs at 256 bits) takes two rows a step: the
+     * second row's inputs are the second input vectors, two input rows below the first's, and a step's outputs
+     * are the two rows' side by side, as they lie in {@code y}. That needs no masks, which under AVX2 are stores
+     * of several instructions each; an odd last row still takes them, as does any other row shorter than a vector.
+     */
+    private static int rowsPerStep(int oh, int ow) {
+        if (ow >= L) {
+            return 1;
+        }
+        return 2 * ow == L && oh >= 2 ? 2 : 0;
+    }
+
+    /**
      * Where the step for output {@code j} of a row of {@code ow} starts: at {@code j}, or, where a step from there
      * would run past the row's end, one step before the end, over outputs the step before it wrote.
      */
@@ -132,21 +154,27 @@ final class HalvingPool {
      * Writes only those inputs; a plane whose last row or column no window covers keeps what it had there.
      */
     static void backward(float[] dy, int out, int oh, int ow, float[] dx, int in, int width) {
-        if (ow < L) {
+        int rows = rowsPerStep(oh, ow);
+        if (rows == 0) {
             backwardShortRows(dy, out, oh, ow, dx, in, width);
             return;
         }
-        for (int i = 0; i < oh; i++) {
+        int span = rows * ow, next = rows == 1 ? L : 2 * width;
+        int i = 0;
+        for (; i + rows <= oh; i += rows) {
             int top = in + 2 * i * width, bottom = top + width, row = out + i * ow;
-            for (int j = 0; j < ow; j += L) {
-                int at = stepStart(j, ow);
+            for (int j = 0; j < span; j += L) {
+                int at = stepStart(j, span);
                 FloatVector g = FloatVector.fromArray(S, dy, row + at).mul(0.25f);
                 FloatVector first = g.rearrange(LOWER_TWICE), second = g.rearrange(UPPER_TWICE);
                 first.intoArray(dx, top + 2 * at);
-                second.intoArray(dx, top + 2 * at + L);
+                second.intoArray(dx, top + 2 * at + next);
                 first.intoArray(dx, bottom + 2 * at);
-                second.intoArray(dx, bottom + 2 * at + L);
+                second.intoArray(dx, bottom + 2 * at + next);
             }
+        }
+        if (i < oh) {
+            backwardShortRows(dy, out + i * ow, oh - i, ow, dx, in + 2 * i * width, width);
         }
     }
 
@@ -179,27 +207,34 @@ final class HalvingPool {
      */
     static void backwardWherePositive(
             float[] dy, int out, int oh, int ow, float[] x, int xIn, float[] dx, int in, int width) {
-        if (ow < L) {
+        int rows = rowsPerStep(oh, ow);
+        if (rows == 0) {
             backwardWherePositiveShortRows(dy, out, oh, ow, x, xIn, dx, in, width);
             return;
         }
+        int span = rows * ow, next = rows == 1 ? L : 2 * width;
         FloatVector zero = FloatVector.zero(S);
-        for (int i = 0; i < oh; i++) {
+        int i = 0;
+        for (; i + rows <= oh; i += rows) {
             int top = 2 * i * width, bottom = top + width, row = out + i * ow;
-            for (int j = 0; j < ow; j += L) {
-                int at = stepStart(j, ow);
+            for (int j = 0; j < span; j += L) {
+                int at = stepStart(j, span);
                 FloatVector g = FloatVector.fromArray(S, dy, row + at).mul(0.25f);
                 FloatVector first = g.rearrange(LOWER_TWICE), second = g.rearrange(UPPER_TWICE);
                 int t = top + 2 * at, b = bottom + 2 * at;
                 zero.blend(first, FloatVector.fromArray(S, x, xIn + t).compare(VectorOperators.GT, 0f))
                         .intoArray(dx, in + t);
-                zero.blend(second, FloatVector.fromArray(S, x, xIn + t + L).compare(VectorOperators.GT, 0f))
-                        .intoArray(dx, in + t + L);
+                zero.blend(second, FloatVector.fromArray(S, x, xIn + t + next).compare(VectorOperators.GT, 0f))
+                        .intoArray(dx, in + t + next);
                 zero.blend(first, FloatVector.fromArray(S, x, xIn + b).compare(VectorOperators.GT, 0f))
                         .intoArray(dx, in + b);
-                zero.blend(second, FloatVector.fromArray(S, x, xIn + b + L).compare(VectorOperators.GT, 0f))
-                        .intoArray(dx, in + b + L);
+                zero.blend(second, FloatVector.fromArray(S, x, xIn + b + next).compare(VectorOperators.GT, 0f))
+                        .intoArray(dx, in + b + next);
             }
+        }
+        if (i < oh) {
+            int skip = 2 * i * width;
+            backwardWherePositiveShortRows(dy, out + i * ow, oh - i, ow, x, xIn + skip, dx, in + skip, width);
         }
     }
 

@@ -320,6 +320,8 @@ public abstract class KernelConformanceKit {
                 new PoolShape(3, 7, 9, 2, 2), // odd sizes: the last row and column are dropped
                 new PoolShape(5, 3, 3, 2, 2), // rows of one output
                 new PoolShape(2, 6, 71, 2, 2), // rows of 35 outputs: over two vectors at 512 bits, and a part
+                new PoolShape(3, 7, 17, 2, 2), // 3 rows of 8 outputs: half a vector at 512 bits
+                new PoolShape(2, 7, 5, 2, 2), // 3 rows of 2 outputs: half a vector at 128 bits
                 new PoolShape(1, 5, 5, 3, 1), // overlapping windows
                 new PoolShape(4, 7, 7, 3, 2)); // several planes, a window wider than its stride
     }
