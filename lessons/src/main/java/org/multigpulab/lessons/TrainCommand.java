@@ -28,6 +28,7 @@ import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.AtomicFile;
 import org.multigpulab.lessons.files.CheckpointFile;
 import org.multigpulab.lessons.files.ChromeTrace;
+import org.multigpulab.lessons.files.EpochKernels;
 import org.multigpulab.lessons.files.KillPoints;
 import org.multigpulab.lessons.files.RunReport;
 import org.multigpulab.lessons.files.SafeTensors;
@@ -264,7 +265,8 @@ final class TrainCommand implements Callable<Integer> {
 
         List<Device> opened = deviceSetup.open(devices);
         StartupClock startup = new StartupClock();
-        List<TrainingListener> listeners = new ArrayList<>(List.of(startup));
+        EpochKernels epochKernels = new EpochKernels(opened);
+        List<TrainingListener> listeners = new ArrayList<>(List.of(startup, epochKernels));
         ProgressBars bars = talk && ProgressBars.wanted(quiet) ? new ProgressBars() : null;
         if (bars != null) {
             listeners.add(bars);
@@ -324,6 +326,7 @@ final class TrainCommand implements Callable<Integer> {
                 RunReport.of(
                                 reportConfig(devices, splits, data),
                                 result,
+                                epochKernels,
                                 startup.seconds(),
                                 opened,
                                 withHost == null ? null : withHost.withDataLoaderSec(),

@@ -256,6 +256,7 @@ class TrainCommandTest {
                 "a ring of 2 moves the whole gradient once per step into each device");
         assertEquals(parsed.epochs().get(1).testAcc(), parsed.finalResult().testAcc());
         assertTrue(parsed.deviceStats().getFirst().flops() > 0);
+        assertEpochKernelsAddUp(parsed, 1024 / 256 * 2); // 4 steps an epoch on each of 2 devices
         assertTrue(Files.readString(report).contains("\"wall_sec_per_epoch\""));
         // Counted from this test JVM's start, so it includes the tests that ran before: bounded by the JVM's age,
         // not by a number of seconds.
@@ -278,5 +279,36 @@ class TrainCommandTest {
             assertEquals(
                     Set.of(report, plots), Set.copyOf(files.toList()), "no temporary file is left beside the report");
         }
+    }
+
+    /**
+     * Each epoch's kernels: the data gradient of conv2 once a step on each device, {@code launchesPerEpoch} in
+     * all, and no kernel's launches or seconds over the epochs more than the devices' totals for the whole run
+     * (which also hold the notebook-host epoch's).
+     */
+    private static void assertEpochKernelsAddUp(RunReport report, long launchesPerEpoch) {
+        Map<String, Long> launches = new HashMap<>();
+        Map<String, Double> seconds = new HashMap<>();
+        for (RunReport.DeviceSummary d : report.deviceStats()) {
+            for (RunReport.KernelSummary k : d.kernels()) {
+                launches.merge(k.kernel() + "@" + k.flopsPerLaunch(), k.launches(), Long::sum);
+                seconds.merge(k.kernel() + "@" + k.flopsPerLaunch(), k.sec(), Double::sum);
+            }
+        }
+        for (RunReport.Epoch e : report.epochs()) {
+            long dataGradients = 0;
+            for (RunReport.KernelSummary k : e.kernels()) {
+                String key = k.kernel() + "@" + k.flopsPerLaunch();
+                assertTrue(k.sec() >= 0 && k.launches() > 0, "epoch " + e.epoch() + ": " + k);
+                launches.merge(key, -k.launches(), Long::sum);
+                seconds.merge(key, -k.sec(), Double::sum);
+                if (k.kernel().equals("conv2d_backward_data")) {
+                    dataGradients += k.launches();
+                }
+            }
+            assertEquals(launchesPerEpoch, dataGradients, "epoch " + e.epoch() + ": conv2d_backward_data launches");
+        }
+        launches.forEach((k, left) -> assertTrue(left >= 0, k + ": " + left + " launches more in the epochs"));
+        seconds.forEach((k, left) -> assertTrue(left >= -1e-9, k + ": " + left + " s more in the epochs"));
     }
 }

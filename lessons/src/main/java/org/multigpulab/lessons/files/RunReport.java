@@ -27,7 +27,7 @@ public record RunReport(
         Sim sim,
         Dist dist) {
 
-    public static final String SCHEMA = "multigpu-lab/run-report/9";
+    public static final String SCHEMA = "multigpu-lab/run-report/10";
 
     /** The options the run was started with; {@code model} is {@code --model}'s value ({@code lenet}, {@code mlp}). */
     public record Config(
@@ -47,8 +47,19 @@ public record RunReport(
             String load,
             String model) {}
 
-    /** One epoch; {@code simSec} is null unless the devices are simulated. */
-    public record Epoch(int epoch, double trainLoss, double trainAcc, double testAcc, double wallSec, Double simSec) {}
+    /**
+     * One epoch; {@code simSec} is null unless the devices are simulated. Since schema 10, {@code kernels}: the
+     * kernels this process's devices ran in the epoch and its evaluation, added over the devices ({@link
+     * EpochKernels}); null for an epoch that a resumed run had finished.
+     */
+    public record Epoch(
+            int epoch,
+            double trainLoss,
+            double trainAcc,
+            double testAcc,
+            double wallSec,
+            Double simSec,
+            List<KernelSummary> kernels) {}
 
     /**
      * What the simulated GPUs would have taken, for {@code --backend sim} only: the modelled hardware, the
@@ -140,11 +151,14 @@ public record RunReport(
     public static RunReport of(
             Config config,
             TrainResult result,
+            EpochKernels epochKernels,
             double startupSec,
             List<Device> devices,
             Double secPerEpochWithPytorchHost,
             Dist dist) {
-        List<Epoch> epochs = result.epochs().stream().map(RunReport::epoch).toList();
+        List<Epoch> epochs = result.epochs().stream()
+                .map(e -> epoch(e, epochKernels.of(e.epoch())))
+                .toList();
         List<DeviceSummary> stats = devices.stream()
                 .map(d -> {
                     DeviceStats s = d.stats();
@@ -205,14 +219,15 @@ public record RunReport(
                 .toList();
     }
 
-    private static Epoch epoch(TrainingListener.EpochDone e) {
+    private static Epoch epoch(TrainingListener.EpochDone e, List<KernelSummary> kernels) {
         return new Epoch(
                 e.epoch(),
                 e.trainLoss(),
                 e.trainAcc(),
                 e.testAcc(),
                 e.wallSec(),
-                Double.isNaN(e.simSec()) ? null : e.simSec());
+                Double.isNaN(e.simSec()) ? null : e.simSec(),
+                kernels);
     }
 
     public String toJson() {
