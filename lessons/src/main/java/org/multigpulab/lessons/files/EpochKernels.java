@@ -52,7 +52,7 @@ public final class EpochKernels implements TrainingListener {
 
     /**
      * Epoch {@code epoch}'s kernels, longest first; {@code null} for an epoch this process did not run (one that
-     * a resumed run had finished).
+     * a resumed run had finished), and for the epoch a run resumed inside, the batches this process ran.
      */
     public List<RunReport.KernelSummary> of(int epoch) {
         return byEpoch.get(epoch);

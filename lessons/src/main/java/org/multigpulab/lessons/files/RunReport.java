@@ -50,7 +50,8 @@ public record RunReport(
     /**
      * One epoch; {@code simSec} is null unless the devices are simulated. Since schema 10, {@code kernels}: the
      * kernels this process's devices ran in the epoch and its evaluation, added over the devices ({@link
-     * EpochKernels}); null for an epoch that a resumed run had finished.
+     * EpochKernels}); null for an epoch that a resumed run had finished (for the epoch it resumed inside: the
+     * batches it ran).
      */
     public record Epoch(
             int epoch,
