@@ -7,7 +7,9 @@
 #   3. 10 steps (batch 256) from the notebook's start, in the data's order, on OpenCL and in PyTorch: how far the updates are
 #      apart (./lab compare --from);
 #   4. the same training on a simulated H200 (--backend sim --profile h200), and its error against the notebook;
-#   5. djl on CUDA where a libtorch that DJL's JNI matches is there; else why not.
+#   5. the notebook's step kernel by kernel on the GPU (scripts/gpu/kernels.py), the figures the simulated H200's
+#      are checked against, and the notebook's host costs on that machine (scripts/pytorch-host.py);
+#   6. djl on CUDA where a libtorch that DJL's JNI matches is there; else why not.
 # Writes to $OUT (default .gpu/out): summary.txt (the table printed last), log.txt (everything), results.tar.gz
 # (reports, parameters, each step's output). Exits 1 when a step failed.
 #
@@ -42,12 +44,16 @@ if [ "$rehearse" = 1 ]; then
          --select-method org.multigpulab.backend.opencl.OpenClConformanceTest#reluKeepsNaNAndZeroesSignedZeros)
     torch_device=cpu
     steps=2
+    kernel_steps=(--warmup 1 --steps 2)
+    host_repeats=(--repeats 10 --images 512)
     slower=4   # the time limits, for a loaded processor standing in
 else
     slice=()
     kit=(--select-class org.multigpulab.backend.opencl.OpenClConformanceTest)
     torch_device=cuda
     steps=10
+    kernel_steps=()
+    host_repeats=()
     slower=1
 fi
 python=""
@@ -76,11 +82,14 @@ if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
 fi
 export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$work/pocl-cache}"
 
-run_java() { "$java" --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector "$@" 2> >(grep -v 'incubator modules' >&2); }
+# With the JDK's signal chaining, as ./lab runs it: PoCL's compiler (LLVM) installs handlers for the signals the JVM
+# takes.
+run_java() { LD_PRELOAD="${java%/bin/java}/lib/libjsig.so${LD_PRELOAD:+:$LD_PRELOAD}" "$java" --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector "$@" 2> >(grep -v 'incubator modules' >&2); }
 lab() { run_java -cp "$pack/lib/*" org.multigpulab.lessons.Lab "$@"; }
 failed=()
 # step NAME SECONDS COMMAND...: runs COMMAND for at most SECONDS (× slower), its output into the log and
-# results/NAME.txt. On the GPU the limits add up to 480 s, so the check ends within 8 minutes whatever hangs.
+# results/NAME.txt. On the GPU the limits add up to 480 s, so the check ends within 8 minutes whatever hangs; the
+# first H200 took 178 s for the kit, 24 for opencl, 13 for notebook, 16 for sim and 5 or less for each other step.
 step() {
     local name="$1" limit="$2"
     shift 2
@@ -108,22 +117,29 @@ djl() {
 export -f run_java lab djl
 export java pack python
 
-step machine 20 bash -c "uname -a; nvidia-smi -L 2>/dev/null || echo 'no nvidia-smi'; ${python:-false} -c 'import torch; print(\"torch\", torch.__version__, \"cuda\", torch.version.cuda, \"gpus\", torch.cuda.device_count())'; lab devices"
-step kit 120 run_java -jar "$(ls "$pack"/kit/junit-platform-console-standalone-*.jar)" execute \
+step machine 15 bash -c "uname -a; nvidia-smi -L 2>/dev/null || echo 'no nvidia-smi'; ${python:-false} -c 'import torch; print(\"torch\", torch.__version__, \"cuda\", torch.version.cuda, \"gpus\", torch.cuda.device_count())'; lab devices"
+step kit 220 run_java -jar "$(ls "$pack"/kit/junit-platform-console-standalone-*.jar)" execute \
     -cp "$(ls "$pack"/kit/*.jar "$pack"/lib/*.jar | grep -v console-standalone | paste -sd:)" "${kit[@]}" --details summary
-step launch 20 run_java -cp "$pack/lib/*" org.multigpulab.backend.opencl.LaunchOverhead
-step opencl 105 lab train --backend opencl --gpus 1 --data "$pack/data" --no-plot "${slice[@]}" --report "$res/opencl.json"
-step notebook 80 "$python" "$root/scripts/gpu/notebook.py" --data "$pack/data" --device "$torch_device" "${slice[@]}" \
+step launch 10 run_java -cp "$pack/lib/*" org.multigpulab.backend.opencl.LaunchOverhead
+step opencl 40 lab train --backend opencl --gpus 1 --data "$pack/data" --no-plot "${slice[@]}" --report "$res/opencl.json"
+step notebook 25 "$python" "$root/scripts/gpu/notebook.py" --data "$pack/data" --device "$torch_device" "${slice[@]}" \
     --save-init "$res/init.safetensors" --report "$res/notebook.json"
 same=(--data "$pack/data" --no-shuffle --train-samples $((steps * 256)) --test-samples 256 --epochs 1
       --load "$res/init.safetensors")
-step steps-opencl 30 lab train --backend opencl --gpus 1 --no-plot "${same[@]}" --save "$res/opencl-steps.safetensors"
-step steps-torch 30 "$python" "$root/scripts/gpu/notebook.py" --device "$torch_device" --no-tf32 "${same[@]}" \
+step steps-opencl 15 lab train --backend opencl --gpus 1 --no-plot "${same[@]}" --save "$res/opencl-steps.safetensors"
+step steps-torch 15 "$python" "$root/scripts/gpu/notebook.py" --device "$torch_device" --no-tf32 "${same[@]}" \
     --save "$res/torch-steps.safetensors"
-step compare 15 lab compare "$res/opencl-steps.safetensors" "$res/torch-steps.safetensors" \
+step compare 10 lab compare "$res/opencl-steps.safetensors" "$res/torch-steps.safetensors" \
     --from "$res/init.safetensors" --tolerance 1e-3
-step sim 40 lab train --backend sim --gpus 1 --profile h200 --data "$pack/data" --no-plot "${slice[@]}" \
+step sim 25 lab train --backend sim --gpus 1 --profile h200 --data "$pack/data" --no-plot "${slice[@]}" \
     --report "$res/sim.json"
+step kernels 20 "$python" "$root/scripts/gpu/kernels.py" --device "$torch_device" "${kernel_steps[@]}" \
+    --report "$res/kernels.json"
+if "$python" -c 'import torchvision' 2>/dev/null; then
+    step host 30 "$python" -W ignore "$root/scripts/pytorch-host.py" --data "$pack/data" "${host_repeats[@]}"
+else
+    echo "== host: not run: $python has no torchvision"
+fi
 step djl 10 djl
 
 step summary 10 "$python" "$root/scripts/gpu/summary.py" "$res"

@@ -35,11 +35,19 @@ def training(name, report_):
     return f"{name:<34} {final['wall_sec_per_epoch']:8.2f} sec/epoch   test acc {final['test_acc']:.3f}"
 
 
+def kit():
+    """JUnit's counts, or why there are none: its console prints them only when the whole run ends."""
+    counts = [line("kit.txt", rf"tests {what}").strip("[] ") for what in ("successful", "failed")]
+    if "missing" in counts:
+        return "no counts: the kit did not finish (its step's exit status is in log.txt)"
+    return " ".join(counts)
+
+
 opencl, notebook, sim = report("opencl.json"), report("notebook.json"), report("sim.json")
+kernels = report("kernels.json")
 rows = [
     "GPU check" + (f": {notebook['device']}, PyTorch {notebook['torch']}" if notebook else ""),
-    "conformance kit on opencl:0       " + " ".join(
-        line("kit.txt", rf"tests {what}").strip("[] ") for what in ("successful", "failed")),
+    "conformance kit on opencl:0       " + kit(),
     "launch cost                       " + line("launch.txt", "per launch"),
     training("ours, --backend opencl", opencl),
     training("the notebook in PyTorch", notebook),
@@ -54,7 +62,21 @@ if sim:
     if notebook:
         measured = notebook["final"]["wall_sec_per_epoch"]
         rows.append(f"{'  its error against the notebook':<34} {(simulated - measured) / measured:+8.1%}")
+    if kernels:
+        steps = -(-sim["config"]["train_samples"] // sim["config"]["batch_size"])
+        per_step = simulated / steps * 1e6
+        measured = kernels["device_us_per_step"]
+        rows.append(f"{'  a step, against its kernels':<34} {per_step:8.1f} µs simulated, {measured:.1f} measured:"
+                    f" {(per_step - measured) / measured:+.1%}")
 else:
     rows.append(f"{'simulated H200':<34} missing")
+if kernels:
+    rows.append(f"{'the notebook step, kernel by kernel':<34} {kernels['wall_us_per_step'] / 1000:8.3f} ms wall,"
+                f" {kernels['device_us_per_step'] / 1000:.3f} ms of kernels in {kernels['launches_per_step']:.0f}"
+                f" launches (batch {kernels['batch_size']})")
+else:
+    rows.append(f"{'the notebook step, kernel by kernel':<34} missing")
+host = {part: line("host.txt", rf"^{part}_us ").split()[-1] for part in ("forward", "backward", "sgd")}
+rows.append(f"{'the notebook host, µs per device':<34} " + ", ".join(f"{part} {us}" for part, us in host.items()))
 rows.append(line("djl.txt", "^djl on CUDA"))
 print("\n".join(rows))
