@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * What a device has done since it was opened: kernels launched, their floating-point operations and the bytes
- * they read and wrote, host-observed time inside kernel calls, bytes moved from and to the host, received from
+ * they read and wrote, the time inside kernel calls (as the host sees it, or the device's own where the backend
+ * reads it: {@code opencl} does), bytes moved from and to the host, received from
  * and sent to peer devices (sent is counted where the backend sees both ends, as {@code sim} does), memory
  * in use now and at its peak, and the time per kernel and size, longest first. An immutable snapshot.
  */

@@ -14,9 +14,14 @@ public record KernelStream(List<KernelOp.Call> calls, UnaryOperator<Buffer> map,
         calls = List.copyOf(calls);
     }
 
-    /** Makes the calls on {@code kernels}, one after another on the calling thread, and tells the observer. */
+    /**
+     * Makes the calls on {@code kernels}, one after another on the calling thread, and tells the observer of each
+     * one as it returns, before the next is made (a backend may tie what it launched in a call to the call told).
+     */
     public void launch(Kernels kernels) {
-        tell(run(kernels), 1);
+        for (KernelOp.Call call : calls) {
+            observer.onKernel(call, timed(call, kernels));
+        }
     }
 
     /**
@@ -26,11 +31,15 @@ public record KernelStream(List<KernelOp.Call> calls, UnaryOperator<Buffer> map,
     public long[] run(Kernels kernels) {
         long[] nanos = new long[calls.size()];
         for (int i = 0; i < nanos.length; i++) {
-            long start = System.nanoTime();
-            calls.get(i).launch(kernels, map);
-            nanos[i] = System.nanoTime() - start;
+            nanos[i] = timed(calls.get(i), kernels);
         }
         return nanos;
+    }
+
+    private long timed(KernelOp.Call call, Kernels kernels) {
+        long start = System.nanoTime();
+        call.launch(kernels, map);
+        return System.nanoTime() - start;
     }
 
     /** Tells the observer each call's time, {@code nanos[i] · scale} for call {@code i}, in order. */

@@ -11,7 +11,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,17 +35,24 @@ import org.multigpulab.device.StatsCounter;
  */
 final class OpenClDevice implements Device {
 
+    /** The work-items of a work-group in the kernels that add partial sums in local memory (reduce.cl). */
+    static final int GROUP = 256;
+
     /** The OpenCL C sources, one file per family of kernels, built into one program. */
-    private static final List<String> SOURCES = List.of("conv.cl", "pool.cl", "elementwise.cl", "gemm.cl", "loss.cl");
+    private static final List<String> SOURCES =
+            List.of("reduce.cl", "conv.cl", "pool.cl", "elementwise.cl", "gemm.cl", "loss.cl");
+    /** Kernels that no {@link KernelOp} names: other ways to compute an op, which {@link OpenClKernels} picks. */
+    static final List<String> VARIANTS = List.of("gemm_by_groups");
 
     private final DeviceInfo info;
     private final Arena arena = Arena.ofShared();
     private final StatsCounter stats = new StatsCounter();
+    private final DeviceTimes times = new DeviceTimes(stats, arena);
     private final MemorySegment context;
     private final MemorySegment queue;
     private final MemorySegment program;
-    /** One kernel per op, named as the op ({@link KernelOp#kernelName()}). */
-    private final Map<KernelOp, MemorySegment> kernelHandles = new EnumMap<>(KernelOp.class);
+    /** The kernels by name: one per op, named as the op ({@link KernelOp#kernelName()}), and the {@link #VARIANTS}. */
+    private final Map<String, MemorySegment> kernelHandles = new HashMap<>();
 
     private final Set<OpenClBuffer> live = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Kernels kernels;
@@ -53,6 +60,8 @@ final class OpenClDevice implements Device {
     private final MemorySegment argValue = arena.allocate(8);
 
     private final MemorySegment globalSize = arena.allocate(JAVA_LONG);
+    private final MemorySegment localSize = arena.allocate(JAVA_LONG);
+    private final MemorySegment launchEvent = arena.allocate(ADDRESS);
     private final MemorySegment zero = arena.allocate(JAVA_FLOAT);
     private MemorySegment staging = MemorySegment.NULL;
     private boolean closed;
@@ -80,10 +89,13 @@ final class OpenClDevice implements Device {
         program = build(found.device());
         for (KernelOp op : KernelOp.values()) {
             if (!OpenClKernels.COMPOSED.contains(op)) {
-                kernelHandles.put(op, kernel(op));
+                kernelHandles.put(op.kernelName(), kernel(op.kernelName()));
             }
         }
-        kernels = new InstrumentedKernels(this, new OpenClKernels(this), stats);
+        for (String variant : VARIANTS) {
+            kernelHandles.put(variant, kernel(variant));
+        }
+        kernels = new InstrumentedKernels(this, new OpenClKernels(this), times);
     }
 
     static DeviceInfo info(DeviceId id, Discovery.Found found) {
@@ -130,7 +142,7 @@ final class OpenClDevice implements Device {
                     built,
                     1,
                     devices,
-                    arena.allocateFrom(""),
+                    arena.allocateFrom("-DGROUP=" + GROUP),
                     MemorySegment.NULL,
                     MemorySegment.NULL);
         } catch (OpenClException e) {
@@ -141,14 +153,13 @@ final class OpenClDevice implements Device {
         return built;
     }
 
-    private MemorySegment kernel(KernelOp op) {
+    private MemorySegment kernel(String name) {
         try {
-            return OpenCl.create(
-                    "clCreateKernel", OpenCl.clCreateKernel, arena, program, arena.allocateFrom(op.kernelName()));
+            return OpenCl.create("clCreateKernel", OpenCl.clCreateKernel, arena, program, arena.allocateFrom(name));
         } catch (OpenClException e) {
             throw new OpenClException(
-                    e.getMessage() + ": every op of KernelOp but those OpenClKernels.COMPOSED needs a __kernel void "
-                            + op.kernelName() + "(…) in one of " + SOURCES,
+                    e.getMessage() + ": every op of KernelOp but those OpenClKernels.COMPOSED, and every one of "
+                            + VARIANTS + ", needs a __kernel void " + name + "(…) in one of " + SOURCES,
                     e);
         }
     }
@@ -318,10 +329,25 @@ final class OpenClDevice implements Device {
         stats.copiedFromPeer(bytes);
     }
 
-    /** Sets the arguments of the kernel of {@code op} and enqueues it over {@code global} work-items. */
+    /**
+     * Sets the arguments of the kernel of {@code op} and enqueues it over {@code global} work-items; its event goes
+     * to {@link DeviceTimes}, which reads its time on the device once it has run.
+     */
     void launch(KernelOp op, long global, Object... args) {
         if (global > 0) {
-            enqueue(op, global, MemorySegment.NULL, args);
+            enqueue(op.kernelName(), global, 0, launchEvent, args);
+            times.launched(launchEvent.get(ADDRESS, 0));
+        }
+    }
+
+    /**
+     * As {@link #launch}, the kernel {@code name} (an op's or one of {@link #VARIANTS}) over {@code groups}
+     * work-groups of {@link #GROUP} work-items.
+     */
+    void launchGroups(String name, long groups, Object... args) {
+        if (groups > 0) {
+            enqueue(name, groups * GROUP, GROUP, launchEvent, args);
+            times.launched(launchEvent.get(ADDRESS, 0));
         }
     }
 
@@ -333,7 +359,7 @@ final class OpenClDevice implements Device {
         synchronize();
         try (Arena temp = Arena.ofConfined()) {
             MemorySegment event = temp.allocate(ADDRESS);
-            enqueue(op, global, event, args);
+            enqueue(op.kernelName(), global, 0, event, args);
             OpenCl.call("clWaitForEvents", OpenCl.clWaitForEvents, 1, event);
             MemorySegment handle = event.get(ADDRESS, 0);
             MemorySegment start = temp.allocate(JAVA_LONG), end = temp.allocate(JAVA_LONG);
@@ -358,10 +384,12 @@ final class OpenClDevice implements Device {
         }
     }
 
-    /** Buffers become two arguments, the cl_mem and its element offset; Integers and Floats one each. */
-    private void enqueue(KernelOp op, long global, MemorySegment event, Object[] args) {
-        MemorySegment kernel = kernelHandles.get(op);
-        String name = op.kernelName();
+    /**
+     * Buffers become two arguments, the cl_mem and its element offset; Integers and Floats one each. A
+     * {@code local} of 0 leaves the work-group's size to the driver.
+     */
+    private void enqueue(String name, long global, long local, MemorySegment event, Object[] args) {
+        MemorySegment kernel = kernelHandles.get(name);
         int index = 0;
         try {
             for (Object arg : args) {
@@ -384,8 +412,10 @@ final class OpenClDevice implements Device {
                 }
             }
             globalSize.set(JAVA_LONG, 0, global);
+            localSize.set(JAVA_LONG, 0, local);
+            MemorySegment groupSize = local > 0 ? localSize : MemorySegment.NULL;
             int code = (int) OpenCl.clEnqueueNDRangeKernel.invokeExact(
-                    queue, kernel, 1, MemorySegment.NULL, globalSize, MemorySegment.NULL, 0, MemorySegment.NULL, event);
+                    queue, kernel, 1, MemorySegment.NULL, globalSize, groupSize, 0, MemorySegment.NULL, event);
             OpenCl.check("clEnqueueNDRangeKernel(" + name + ")", code);
         } catch (OpenClException | IllegalArgumentException e) {
             throw e;
@@ -407,10 +437,13 @@ final class OpenClDevice implements Device {
     @Override
     public void synchronize() {
         OpenCl.call("clFinish", OpenCl.clFinish, queue);
+        times.settleAll();
     }
 
+    /** Waits for the kernels launched so far, whose times on the device are in the stats once they have run. */
     @Override
     public DeviceStats stats() {
+        times.settleAll();
         return stats.snapshot();
     }
 

@@ -59,7 +59,10 @@ final class OpenClKernels implements Kernels {
 
     @Override
     public void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
-        device.launch(KernelOp.CONV2D_BACKWARD_FILTER, s.filterLength(), with(new Object[] {x, dy, dw}, conv(s)));
+        device.launchGroups(
+                KernelOp.CONV2D_BACKWARD_FILTER.kernelName(),
+                s.filterLength(),
+                with(new Object[] {x, dy, dw}, conv(s)));
     }
 
     @Override
@@ -69,7 +72,8 @@ final class OpenClKernels implements Kernels {
 
     @Override
     public void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
-        device.launch(KernelOp.BIAS_ADD_BACKWARD, s.channels(), dy, db, s.outer(), s.channels(), s.inner());
+        device.launchGroups(
+                KernelOp.BIAS_ADD_BACKWARD.kernelName(), s.channels(), dy, db, s.outer(), s.channels(), s.inner());
     }
 
     @Override
@@ -125,7 +129,13 @@ final class OpenClKernels implements Kernels {
             Buffer b,
             float beta,
             Buffer c) {
-        device.launch(KernelOp.GEMM, (long) m * n, transA ? 1 : 0, transB ? 1 : 0, m, n, k, alpha, a, b, beta, c);
+        Object[] args = {transA ? 1 : 0, transB ? 1 : 0, m, n, k, alpha, a, b, beta, c};
+        long outputs = (long) m * n;
+        if (k > outputs) { // fewer outputs than terms in each: a work-group per output sums them
+            device.launchGroups("gemm_by_groups", outputs, args);
+        } else {
+            device.launch(KernelOp.GEMM, outputs, args);
+        }
     }
 
     @Override
@@ -160,6 +170,6 @@ final class OpenClKernels implements Kernels {
 
     @Override
     public void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
-        device.launch(KernelOp.ARGMAX_MATCHES, 1, logits, labels, count, batch, classes);
+        device.launchGroups(KernelOp.ARGMAX_MATCHES.kernelName(), 1, logits, labels, count, batch, classes);
     }
 }

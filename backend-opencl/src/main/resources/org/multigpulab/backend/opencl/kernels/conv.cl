@@ -1,4 +1,5 @@
-// Convolution with stride 1 and no padding, one work-item per element it writes.
+// Convolution with stride 1 and no padding, one work-item per element it writes, except the gradients that sum
+// over the batch: a work-group per element (reduce.cl), so that a layer of 20 channels still keeps a GPU busy.
 //   x [N, C, H, W]   w [O, C, KH, KW]   y [N, O, OH, OW]   with OH = H - KH + 1, OW = W - KW + 1
 // Every buffer comes with an element offset (xo, wo, ...), so a kernel can work on part of a buffer.
 
@@ -46,19 +47,23 @@ __kernel void conv2d_backward_data(__global const float* dy, int dyo, __global c
     dx[dxo + id] = sum;
 }
 
-// dw[o,c,p,q] = sum over n,i,j of x[n,c,i+p,j+q] * dy[n,o,i,j]
-__kernel void conv2d_backward_filter(__global const float* x, int xo, __global const float* dy, int dyo,
-                                     __global float* dw, int dwo,
-                                     int N, int C, int H, int W, int O, int KH, int KW) {
+// dw[o,c,p,q] = sum over n,i,j of x[n,c,i+p,j+q] * dy[n,o,i,j]; a work-group per weight
+__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
+void conv2d_backward_filter(__global const float* x, int xo, __global const float* dy, int dyo,
+                            __global float* dw, int dwo,
+                            int N, int C, int H, int W, int O, int KH, int KW) {
+    __local float partial[GROUP];
     int OH = H - KH + 1, OW = W - KW + 1;
-    int id = get_global_id(0);
+    int id = get_group_id(0);
     int q = id % KW, p = (id / KW) % KH, c = (id / (KW * KH)) % C, o = id / (KW * KH * C);
     float sum = 0.0f;
-    for (int n = 0; n < N; n++)
-        for (int i = 0; i < OH; i++)
-            for (int j = 0; j < OW; j++)
-                sum += x[xo + ((n * C + c) * H + i + p) * W + j + q] * dy[dyo + ((n * O + o) * OH + i) * OW + j];
-    dw[dwo + id] = sum;
+    for (int t = get_local_id(0); t < N * OH * OW; t += GROUP) {
+        int j = t % OW, i = (t / OW) % OH, n = t / (OW * OH);
+        sum += x[xo + ((n * C + c) * H + i + p) * W + j + q] * dy[dyo + ((n * O + o) * OH + i) * OW + j];
+    }
+    sum = group_sum(partial, sum);
+    if (get_local_id(0) == 0)
+        dw[dwo + id] = sum;
 }
 
 // y[t,c,k] += b[c] for y seen as [outer, C, inner]
@@ -67,13 +72,16 @@ __kernel void bias_add(__global float* y, int yo, __global const float* b, int b
     y[yo + id] += b[bo + (id / inner) % C];
 }
 
-// db[c] = sum over t,k of dy[t,c,k]
-__kernel void bias_add_backward(__global const float* dy, int dyo, __global float* db, int dbo,
-                                int outer, int C, int inner) {
-    int c = get_global_id(0);
+// db[c] = sum over t,k of dy[t,c,k]; a work-group per channel
+__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
+void bias_add_backward(__global const float* dy, int dyo, __global float* db, int dbo,
+                       int outer, int C, int inner) {
+    __local float partial[GROUP];
+    int c = get_group_id(0);
     float sum = 0.0f;
-    for (int t = 0; t < outer; t++)
-        for (int k = 0; k < inner; k++)
-            sum += dy[dyo + (t * C + c) * inner + k];
-    db[dbo + c] = sum;
+    for (int tk = get_local_id(0); tk < outer * inner; tk += GROUP)
+        sum += dy[dyo + (tk / inner * C + c) * inner + tk % inner];
+    sum = group_sum(partial, sum);
+    if (get_local_id(0) == 0)
+        db[dbo + c] = sum;
 }
