@@ -88,8 +88,9 @@ run_java() { LD_PRELOAD="${java%/bin/java}/lib/libjsig.so${LD_PRELOAD:+:$LD_PREL
 lab() { run_java -cp "$pack/lib/*" org.multigpulab.lessons.Lab "$@"; }
 failed=()
 # step NAME SECONDS COMMAND...: runs COMMAND for at most SECONDS (× slower), its output into the log and
-# results/NAME.txt. On the GPU the limits add up to 480 s, so the check ends within 8 minutes whatever hangs; the
-# first H200 took 178 s for the kit, 24 for opencl, 13 for notebook, 16 for sim and 5 or less for each other step.
+# results/NAME.txt. On the GPU the limits add up to 445 s, so the check ends within 8 minutes whatever hangs; the
+# first H200 took 169-178 s for the kit, 11-24 for opencl, 11-13 for notebook, 15-16 for sim, 14 for kernels, 10
+# for host and 7 or less for each other step.
 step() {
     local name="$1" limit="$2"
     shift 2
