@@ -50,8 +50,13 @@ rows = [
     "conformance kit on opencl:0       " + kit(),
     "launch cost                       " + line("launch.txt", "per launch"),
     training("ours, --backend opencl", opencl),
-    training("the notebook in PyTorch", notebook),
 ]
+if opencl:
+    # the device's own times (OpenCL's profiling counters), over the run's epochs and evaluation
+    longest = sorted(opencl["device_stats"][0]["kernels"], key=lambda k: -k["sec"])[:4]
+    rows.append(f"{'  its longest kernels, s in all':<34} " + ", ".join(
+        f"{k['kernel']} ({k['flops_per_launch']:,} FLOPs) {k['sec']:.2f}" for k in longest))
+rows.append(training("the notebook in PyTorch", notebook))
 if opencl and notebook:
     ratio = opencl["final"]["wall_sec_per_epoch"] / notebook["final"]["wall_sec_per_epoch"]
     rows.append(f"{'opencl / notebook':<34} {ratio:8.2f}")

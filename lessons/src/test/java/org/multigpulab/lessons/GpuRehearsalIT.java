@@ -53,6 +53,7 @@ class GpuRehearsalIT {
         assertTrue(summary.contains(" 0 tests failed"), summary);
         assertTrue(summary.contains("updates, opencl against PyTorch   worst"), summary);
         assertTrue(summary.contains("simulated 1× H200"), summary);
+        assertTrue(summary.contains("its longest kernels, s in all    "), summary);
         assertTrue(summary.contains("ms of kernels in"), summary);
         assertTrue(summary.contains("a step, against its kernels"), summary);
         assertTrue(summary.contains("djl on CUDA: "), summary);

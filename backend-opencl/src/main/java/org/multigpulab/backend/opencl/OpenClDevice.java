@@ -41,8 +41,6 @@ final class OpenClDevice implements Device {
     /** The OpenCL C sources, one file per family of kernels, built into one program. */
     private static final List<String> SOURCES =
             List.of("reduce.cl", "conv.cl", "pool.cl", "elementwise.cl", "gemm.cl", "loss.cl");
-    /** Kernels that no {@link KernelOp} names: other ways to compute an op, which {@link OpenClKernels} picks. */
-    static final List<String> VARIANTS = List.of("gemm_by_groups");
 
     private final DeviceInfo info;
     private final Arena arena = Arena.ofShared();
@@ -51,11 +49,15 @@ final class OpenClDevice implements Device {
     private final MemorySegment context;
     private final MemorySegment queue;
     private final MemorySegment program;
-    /** The kernels by name: one per op, named as the op ({@link KernelOp#kernelName()}), and the {@link #VARIANTS}. */
+    /**
+     * The kernels by name: one per op, named as the op ({@link KernelOp#kernelName()}), and each of
+     * {@link OpenClKernels#SUMMED_BY_GROUPS} again, {@code _by_groups}.
+     */
     private final Map<String, MemorySegment> kernelHandles = new HashMap<>();
 
     private final Set<OpenClBuffer> live = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Kernels kernels;
+    private final boolean sumsByGroups;
     /** Scratch for kernel arguments and sizes: OpenCL copies them at the call, so one is enough. */
     private final MemorySegment argValue = arena.allocate(8);
 
@@ -66,7 +68,19 @@ final class OpenClDevice implements Device {
     private MemorySegment staging = MemorySegment.NULL;
     private boolean closed;
 
+    /** The device {@code found}, which sums by work-groups where it is a GPU. */
     OpenClDevice(DeviceId id, Discovery.Found found) {
+        this(id, found, found.gpu());
+    }
+
+    /**
+     * With {@code sumsByGroups}, the ops of {@link OpenClKernels#SUMMED_BY_GROUPS} take their {@code _by_groups}
+     * kernels: a GPU's choice (one work-item per output left the first H200 all but idle), where PoCL on the
+     * processor ran the notebook's epoch in twice the time (README, "GPU day"). The conformance kit takes them on
+     * the processor too.
+     */
+    OpenClDevice(DeviceId id, Discovery.Found found, boolean sumsByGroups) {
+        this.sumsByGroups = sumsByGroups;
         this.info = info(id, found);
         MemorySegment devices = arena.allocate(ADDRESS);
         devices.set(ADDRESS, 0, found.device());
@@ -92,8 +106,9 @@ final class OpenClDevice implements Device {
                 kernelHandles.put(op.kernelName(), kernel(op.kernelName()));
             }
         }
-        for (String variant : VARIANTS) {
-            kernelHandles.put(variant, kernel(variant));
+        for (KernelOp op : OpenClKernels.SUMMED_BY_GROUPS) {
+            String name = OpenClKernels.byGroups(op);
+            kernelHandles.put(name, kernel(name));
         }
         kernels = new InstrumentedKernels(this, new OpenClKernels(this), times);
     }
@@ -158,8 +173,9 @@ final class OpenClDevice implements Device {
             return OpenCl.create("clCreateKernel", OpenCl.clCreateKernel, arena, program, arena.allocateFrom(name));
         } catch (OpenClException e) {
             throw new OpenClException(
-                    e.getMessage() + ": every op of KernelOp but those OpenClKernels.COMPOSED, and every one of "
-                            + VARIANTS + ", needs a __kernel void " + name + "(…) in one of " + SOURCES,
+                    e.getMessage() + ": every op of KernelOp but those OpenClKernels.COMPOSED, and again each of"
+                            + " OpenClKernels.SUMMED_BY_GROUPS by groups, needs a __kernel void " + name
+                            + "(…) in one of " + SOURCES,
                     e);
         }
     }
@@ -340,10 +356,7 @@ final class OpenClDevice implements Device {
         }
     }
 
-    /**
-     * As {@link #launch}, the kernel {@code name} (an op's or one of {@link #VARIANTS}) over {@code groups}
-     * work-groups of {@link #GROUP} work-items.
-     */
+    /** As {@link #launch}, the kernel {@code name} over {@code groups} work-groups of {@link #GROUP} work-items. */
     void launchGroups(String name, long groups, Object... args) {
         if (groups > 0) {
             enqueue(name, groups * GROUP, GROUP, launchEvent, args);
@@ -427,6 +440,11 @@ final class OpenClDevice implements Device {
     private void setArg(String name, MemorySegment kernel, int index, long size) throws Throwable {
         int code = (int) OpenCl.clSetKernelArg.invokeExact(kernel, index, size, argValue);
         OpenCl.check("clSetKernelArg(" + name + ", " + index + ")", code);
+    }
+
+    /** Whether the sums over a batch take a work-group per output (see the constructor). */
+    boolean sumsByGroups() {
+        return sumsByGroups;
     }
 
     @Override

@@ -24,10 +24,32 @@ final class OpenClKernels implements Kernels {
     static final Set<KernelOp> COMPOSED =
             EnumSet.of(KernelOp.CONV2D_BIAS_RELU_AVG_POOL_FORWARD, KernelOp.CONV2D_BIAS_RELU_AVG_POOL_BACKWARD);
 
+    /**
+     * The ops that sum many terms for few outputs, over a batch or a whole gradient, which come again as
+     * {@code NAME_by_groups}: a work-group per output, its work-items' partial sums added in local memory
+     * (reduce.cl), for the devices that {@link OpenClDevice#sumsByGroups}.
+     */
+    static final Set<KernelOp> SUMMED_BY_GROUPS = EnumSet.of(
+            KernelOp.CONV2D_BACKWARD_FILTER, KernelOp.BIAS_ADD_BACKWARD, KernelOp.GEMM, KernelOp.ARGMAX_MATCHES);
+
     private final OpenClDevice device;
 
     OpenClKernels(OpenClDevice device) {
         this.device = device;
+    }
+
+    /** The name of {@code op}'s kernel that sums by work-groups. */
+    static String byGroups(KernelOp op) {
+        return op.kernelName() + "_by_groups";
+    }
+
+    /** The kernel of {@code op}, which sums for each of {@code outputs}, as the device sums. */
+    private void summing(KernelOp op, long outputs, Object... args) {
+        if (device.sumsByGroups()) {
+            device.launchGroups(byGroups(op), outputs, args);
+        } else {
+            device.launch(op, outputs, args);
+        }
     }
 
     private static Object[] conv(ConvShape s) {
@@ -59,10 +81,7 @@ final class OpenClKernels implements Kernels {
 
     @Override
     public void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
-        device.launchGroups(
-                KernelOp.CONV2D_BACKWARD_FILTER.kernelName(),
-                s.filterLength(),
-                with(new Object[] {x, dy, dw}, conv(s)));
+        summing(KernelOp.CONV2D_BACKWARD_FILTER, s.filterLength(), with(new Object[] {x, dy, dw}, conv(s)));
     }
 
     @Override
@@ -72,8 +91,7 @@ final class OpenClKernels implements Kernels {
 
     @Override
     public void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
-        device.launchGroups(
-                KernelOp.BIAS_ADD_BACKWARD.kernelName(), s.channels(), dy, db, s.outer(), s.channels(), s.inner());
+        summing(KernelOp.BIAS_ADD_BACKWARD, s.channels(), dy, db, s.outer(), s.channels(), s.inner());
     }
 
     @Override
@@ -131,8 +149,8 @@ final class OpenClKernels implements Kernels {
             Buffer c) {
         Object[] args = {transA ? 1 : 0, transB ? 1 : 0, m, n, k, alpha, a, b, beta, c};
         long outputs = (long) m * n;
-        if (k > outputs) { // fewer outputs than terms in each: a work-group per output sums them
-            device.launchGroups("gemm_by_groups", outputs, args);
+        if (k > outputs) { // fewer outputs than terms in each
+            summing(KernelOp.GEMM, outputs, args);
         } else {
             device.launch(KernelOp.GEMM, outputs, args);
         }
@@ -170,6 +188,6 @@ final class OpenClKernels implements Kernels {
 
     @Override
     public void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
-        device.launchGroups(KernelOp.ARGMAX_MATCHES.kernelName(), 1, logits, labels, count, batch, classes);
+        summing(KernelOp.ARGMAX_MATCHES, 1, logits, labels, count, batch, classes);
     }
 }

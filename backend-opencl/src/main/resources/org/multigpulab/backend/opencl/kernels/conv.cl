@@ -1,5 +1,6 @@
-// Convolution with stride 1 and no padding, one work-item per element it writes, except the gradients that sum
-// over the batch: a work-group per element (reduce.cl), so that a layer of 20 channels still keeps a GPU busy.
+// Convolution with stride 1 and no padding, one work-item per element it writes. The gradients that sum over the
+// batch also come _by_groups, a work-group per element (reduce.cl), which a GPU device takes: one work-item per
+// weight leaves it all but idle on a layer of 20 channels.
 //   x [N, C, H, W]   w [O, C, KH, KW]   y [N, O, OH, OW]   with OH = H - KH + 1, OW = W - KW + 1
 // Every buffer comes with an element offset (xo, wo, ...), so a kernel can work on part of a buffer.
 
@@ -47,20 +48,39 @@ __kernel void conv2d_backward_data(__global const float* dy, int dyo, __global c
     dx[dxo + id] = sum;
 }
 
-// dw[o,c,p,q] = sum over n,i,j of x[n,c,i+p,j+q] * dy[n,o,i,j]; a work-group per weight
+// x[n,c,i+p,j+q] * dy[n,o,i,j], a term of dw[o,c,p,q]
+float filter_term(__global const float* x, int xo, __global const float* dy, int dyo,
+                  int C, int H, int W, int O, int OH, int OW, int o, int c, int p, int q, int n, int i, int j) {
+    return x[xo + ((n * C + c) * H + i + p) * W + j + q] * dy[dyo + ((n * O + o) * OH + i) * OW + j];
+}
+
+// dw[o,c,p,q] = sum over n,i,j of x[n,c,i+p,j+q] * dy[n,o,i,j]
+__kernel void conv2d_backward_filter(__global const float* x, int xo, __global const float* dy, int dyo,
+                                     __global float* dw, int dwo,
+                                     int N, int C, int H, int W, int O, int KH, int KW) {
+    int OH = H - KH + 1, OW = W - KW + 1;
+    int id = get_global_id(0);
+    int q = id % KW, p = (id / KW) % KH, c = (id / (KW * KH)) % C, o = id / (KW * KH * C);
+    float sum = 0.0f;
+    for (int n = 0; n < N; n++)
+        for (int i = 0; i < OH; i++)
+            for (int j = 0; j < OW; j++)
+                sum += filter_term(x, xo, dy, dyo, C, H, W, O, OH, OW, o, c, p, q, n, i, j);
+    dw[dwo + id] = sum;
+}
+
+// the same, a work-group per weight (reduce.cl)
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
-void conv2d_backward_filter(__global const float* x, int xo, __global const float* dy, int dyo,
-                            __global float* dw, int dwo,
-                            int N, int C, int H, int W, int O, int KH, int KW) {
+void conv2d_backward_filter_by_groups(__global const float* x, int xo, __global const float* dy, int dyo,
+                                      __global float* dw, int dwo,
+                                      int N, int C, int H, int W, int O, int KH, int KW) {
     __local float partial[GROUP];
     int OH = H - KH + 1, OW = W - KW + 1;
     int id = get_group_id(0);
     int q = id % KW, p = (id / KW) % KH, c = (id / (KW * KH)) % C, o = id / (KW * KH * C);
     float sum = 0.0f;
-    for (int t = get_local_id(0); t < N * OH * OW; t += GROUP) {
-        int j = t % OW, i = (t / OW) % OH, n = t / (OW * OH);
-        sum += x[xo + ((n * C + c) * H + i + p) * W + j + q] * dy[dyo + ((n * O + o) * OH + i) * OW + j];
-    }
+    for (int t = get_local_id(0); t < N * OH * OW; t += GROUP)
+        sum += filter_term(x, xo, dy, dyo, C, H, W, O, OH, OW, o, c, p, q, t / (OW * OH), (t / OW) % OH, t % OW);
     sum = group_sum(partial, sum);
     if (get_local_id(0) == 0)
         dw[dwo + id] = sum;
@@ -72,10 +92,21 @@ __kernel void bias_add(__global float* y, int yo, __global const float* b, int b
     y[yo + id] += b[bo + (id / inner) % C];
 }
 
-// db[c] = sum over t,k of dy[t,c,k]; a work-group per channel
+// db[c] = sum over t,k of dy[t,c,k]
+__kernel void bias_add_backward(__global const float* dy, int dyo, __global float* db, int dbo,
+                                int outer, int C, int inner) {
+    int c = get_global_id(0);
+    float sum = 0.0f;
+    for (int t = 0; t < outer; t++)
+        for (int k = 0; k < inner; k++)
+            sum += dy[dyo + (t * C + c) * inner + k];
+    db[dbo + c] = sum;
+}
+
+// the same, a work-group per channel (reduce.cl)
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
-void bias_add_backward(__global const float* dy, int dyo, __global float* db, int dbo,
-                       int outer, int C, int inner) {
+void bias_add_backward_by_groups(__global const float* dy, int dyo, __global float* db, int dbo,
+                                 int outer, int C, int inner) {
     __local float partial[GROUP];
     int c = get_group_id(0);
     float sum = 0.0f;

@@ -19,8 +19,8 @@ __kernel void gemm(int transA, int transB, int M, int N, int K, float alpha,
     c[co + id] = alpha * sum + (beta == 0.0f ? 0.0f : beta * c[co + id]);
 }
 
-// a work-group per element of c (reduce.cl): for a c of fewer elements than terms in each, as the trainer's squared
-// norms of whole gradients (1 x 1, over up to 102,400 terms)
+// the same, a work-group per element of c (reduce.cl): on a GPU, for a c of fewer elements than terms in each, as
+// the trainer's squared norms of whole gradients (1 x 1, over up to 102,400 terms)
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
 void gemm_by_groups(int transA, int transB, int M, int N, int K, float alpha,
                     __global const float* a, int ao, __global const float* b, int bo,

@@ -31,18 +31,31 @@ __kernel void softmax_xent_backward(__global const float* logits, int lo, __glob
         d[dof + r * classes + j] = j == label ? -others / sum : exp(z[j] - m) / sum;
 }
 
-// count[0] = rows whose first maximum sits at the label; one work-group (reduce.cl), a row per work-item
+// 1 where row r's first maximum sits at its label, else 0
+int row_matches(__global const float* logits, int lo, __global const float* labels, int yo, int r, int classes) {
+    __global const float* z = logits + lo + r * classes;
+    int best = 0;
+    for (int j = 1; j < classes; j++) if (z[j] > z[best]) best = j;
+    return best == (int) labels[yo + r];
+}
+
+// count[0] = rows whose first maximum sits at the label; a single work-item: batches are small
+__kernel void argmax_matches(__global const float* logits, int lo, __global const float* labels, int yo,
+                             __global float* count, int co, int batch, int classes) {
+    int matches = 0;
+    for (int r = 0; r < batch; r++)
+        matches += row_matches(logits, lo, labels, yo, r, classes);
+    count[co] = (float) matches;
+}
+
+// the same, one work-group (reduce.cl), a row per work-item
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
-void argmax_matches(__global const float* logits, int lo, __global const float* labels, int yo,
-                    __global float* count, int co, int batch, int classes) {
+void argmax_matches_by_groups(__global const float* logits, int lo, __global const float* labels, int yo,
+                              __global float* count, int co, int batch, int classes) {
     __local float partial[GROUP];
     float matches = 0.0f;   // exact: a count below 2^24
-    for (int r = get_local_id(0); r < batch; r += GROUP) {
-        __global const float* z = logits + lo + r * classes;
-        int best = 0;
-        for (int j = 1; j < classes; j++) if (z[j] > z[best]) best = j;
-        if (best == (int) labels[yo + r]) matches += 1.0f;
-    }
+    for (int r = get_local_id(0); r < batch; r += GROUP)
+        matches += row_matches(logits, lo, labels, yo, r, classes);
     matches = group_sum(partial, matches);
     if (get_local_id(0) == 0)
         count[co] = matches;
