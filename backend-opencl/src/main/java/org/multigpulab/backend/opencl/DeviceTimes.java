@@ -75,8 +75,8 @@ final class DeviceTimes implements KernelObserver {
         }
     }
 
-    /** The event's kernel's time from its start to its end on the device, once it has run. */
-    private long nanos(MemorySegment event) {
+    /** The event's kernel's time from its start to its end on the device, once it has run; the event is kept. */
+    long nanos(MemorySegment event) {
         eventList.set(ADDRESS, 0, event);
         try {
             OpenCl.check("clWaitForEvents", (int) OpenCl.clWaitForEvents.invokeExact(1, eventList));

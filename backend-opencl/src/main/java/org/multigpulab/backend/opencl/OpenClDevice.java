@@ -351,17 +351,20 @@ final class OpenClDevice implements Device {
      */
     void launch(KernelOp op, long global, Object... args) {
         if (global > 0) {
-            enqueue(op.kernelName(), global, 0, launchEvent, args);
-            times.launched(launchEvent.get(ADDRESS, 0));
+            enqueueTimed(op.kernelName(), global, 0, args);
         }
     }
 
     /** As {@link #launch}, the kernel {@code name} over {@code groups} work-groups of {@link #GROUP} work-items. */
     void launchGroups(String name, long groups, Object... args) {
         if (groups > 0) {
-            enqueue(name, groups * GROUP, GROUP, launchEvent, args);
-            times.launched(launchEvent.get(ADDRESS, 0));
+            enqueueTimed(name, groups * GROUP, GROUP, args);
         }
+    }
+
+    private void enqueueTimed(String name, long global, long local, Object[] args) {
+        enqueue(name, global, local, launchEvent, args);
+        times.launched(launchEvent.get(ADDRESS, 0));
     }
 
     /**
@@ -370,30 +373,12 @@ final class OpenClDevice implements Device {
      */
     long profile(KernelOp op, long global, Object... args) {
         synchronize();
-        try (Arena temp = Arena.ofConfined()) {
-            MemorySegment event = temp.allocate(ADDRESS);
-            enqueue(op.kernelName(), global, 0, event, args);
-            OpenCl.call("clWaitForEvents", OpenCl.clWaitForEvents, 1, event);
-            MemorySegment handle = event.get(ADDRESS, 0);
-            MemorySegment start = temp.allocate(JAVA_LONG), end = temp.allocate(JAVA_LONG);
-            OpenCl.call(
-                    "clGetEventProfilingInfo",
-                    OpenCl.clGetEventProfilingInfo,
-                    handle,
-                    OpenCl.CL_PROFILING_COMMAND_START,
-                    8L,
-                    start,
-                    MemorySegment.NULL);
-            OpenCl.call(
-                    "clGetEventProfilingInfo",
-                    OpenCl.clGetEventProfilingInfo,
-                    handle,
-                    OpenCl.CL_PROFILING_COMMAND_END,
-                    8L,
-                    end,
-                    MemorySegment.NULL);
-            OpenCl.release(OpenCl.clReleaseEvent, handle);
-            return end.get(JAVA_LONG, 0) - start.get(JAVA_LONG, 0);
+        enqueue(op.kernelName(), global, 0, launchEvent, args);
+        MemorySegment event = launchEvent.get(ADDRESS, 0);
+        try {
+            return times.nanos(event);
+        } finally {
+            OpenCl.release(OpenCl.clReleaseEvent, event);
         }
     }
 

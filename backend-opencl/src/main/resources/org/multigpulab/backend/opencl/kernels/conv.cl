@@ -92,6 +92,11 @@ __kernel void bias_add(__global float* y, int yo, __global const float* b, int b
     y[yo + id] += b[bo + (id / inner) % C];
 }
 
+// dy[t,c,k], a term of db[c]
+float bias_term(__global const float* dy, int dyo, int C, int inner, int c, int t, int k) {
+    return dy[dyo + (t * C + c) * inner + k];
+}
+
 // db[c] = sum over t,k of dy[t,c,k]
 __kernel void bias_add_backward(__global const float* dy, int dyo, __global float* db, int dbo,
                                 int outer, int C, int inner) {
@@ -99,7 +104,7 @@ __kernel void bias_add_backward(__global const float* dy, int dyo, __global floa
     float sum = 0.0f;
     for (int t = 0; t < outer; t++)
         for (int k = 0; k < inner; k++)
-            sum += dy[dyo + (t * C + c) * inner + k];
+            sum += bias_term(dy, dyo, C, inner, c, t, k);
     db[dbo + c] = sum;
 }
 
@@ -111,7 +116,7 @@ void bias_add_backward_by_groups(__global const float* dy, int dyo, __global flo
     int c = get_group_id(0);
     float sum = 0.0f;
     for (int tk = get_local_id(0); tk < outer * inner; tk += GROUP)
-        sum += dy[dyo + (tk / inner * C + c) * inner + tk % inner];
+        sum += bias_term(dy, dyo, C, inner, c, tk / inner, tk % inner);
     sum = group_sum(partial, sum);
     if (get_local_id(0) == 0)
         db[dbo + c] = sum;
