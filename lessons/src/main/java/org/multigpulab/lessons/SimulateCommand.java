@@ -100,6 +100,12 @@ final class SimulateCommand implements Callable<Integer> {
         if (batchSize < 1) {
             throw new UserError("the batch must hold 1 or more images, not " + batchSize);
         }
+        // The trainer runs such a batch (the GPUs past its last image compute nothing), but an epoch whose GPUs
+        // idle is not a system worth timing
+        if (batchSize < simulated.gpus) {
+            throw new UserError("a global batch of " + batchSize + " cannot be split over " + simulated.gpus
+                    + " GPUs; use --batch-size " + simulated.gpus + " or more, or --batch-per-gpu");
+        }
         TimeOnlyEpoch.Setup setup = new TimeOnlyEpoch.Setup(
                 simulated.gpus,
                 simulated.nodes,

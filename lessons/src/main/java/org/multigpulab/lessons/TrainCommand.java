@@ -283,7 +283,8 @@ final class TrainCommand implements Callable<Integer> {
                                     : "")
                             + ": " + splits.train().count() + " training and "
                             + splits.test().count() + " test images, "
-                            + epochs + " epochs, batch " + batchSize + ", lr " + lr + ", model " + model.name());
+                            + epochs + (epochs == 1 ? " epoch" : " epochs") + ", batch " + batchSize + ", lr " + lr
+                            + ", model " + model.name());
         }
         LearningCurve curve = null;
         try (DataParallelTrainer trainer = new DataParallelTrainer(opened, model, init, config)) {

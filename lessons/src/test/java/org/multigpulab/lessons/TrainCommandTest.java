@@ -1,6 +1,7 @@
 package org.multigpulab.lessons;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
@@ -215,6 +216,29 @@ class TrainCommandTest {
         assertEquals(3 * 2, byName.get("forward"));
         assertEquals(3 * 2 * 3, byName.get("allreduce bucket"));
         assertTrue(byName.get("conv2d_forward") > 0 && byName.get("add") > 0, byName.toString());
+    }
+
+    /**
+     * A global batch smaller than the GPUs: the GPUs past its last image compute nothing, and the run ends as any
+     * other, its notebook-host line included (that line's second epoch once refused such a batch after training).
+     */
+    @Test
+    void aBatchSmallerThanTheGpusTrainsToTheEnd() {
+        LabRunner.Result r = train(64, 1, "--gpus", "8", "--batch-size", "3");
+        assertTrue(r.out().contains(": 64 training and 256 test images, 1 epoch, batch 3, lr 0.2"), r.out());
+        assertTrue(r.out().contains("with the notebook's host"), r.out());
+        assertTrue(r.out().contains("test acc: "), r.out());
+        assertEquals("", r.err().strip());
+    }
+
+    /** {@code ./lab simulate} still asks for a batch that gives every GPU an image. */
+    @Test
+    void simulateAsksForABatchThatReachesEveryGpu() {
+        LabRunner.Result r = LabRunner.run("simulate", "--gpus", "8", "--batch-size", "3");
+        assertNotEquals(0, r.exit());
+        assertTrue(
+                r.err().startsWith("error: a global batch of 3 cannot be split over 8 GPUs; use --batch-size 8"),
+                r.err());
     }
 
     @Test

@@ -61,10 +61,6 @@ public final class TimeOnlyEpoch {
                 throw new UserError(gpus + " GPUs do not split evenly over " + nodes
                         + " nodes; choose --gpus a multiple of --nodes (both 1 or more)");
             }
-            if (batchSize < gpus) {
-                throw new UserError("a global batch of " + batchSize + " cannot be split over " + gpus
-                        + " GPUs; use --batch-size " + gpus + " or more, or --batch-per-gpu");
-            }
         }
 
         public int gpusPerNode() {
