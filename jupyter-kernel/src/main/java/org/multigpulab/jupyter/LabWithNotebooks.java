@@ -11,6 +11,6 @@ public final class LabWithNotebooks {
     private LabWithNotebooks() {}
 
     public static void main(String[] args) {
-        System.exit(Lab.commandLine().addSubcommand(new NotebookCommand()).execute(args));
+        System.exit(Lab.run(Lab.commandLine().addSubcommand(new NotebookCommand()), args));
     }
 }

@@ -52,7 +52,25 @@ public final class Lab implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        System.exit(run(commandLine(), args));
+    }
+
+    /**
+     * Runs {@code cli} on {@code args}; a full Java heap, which picocli passes on as it passes every {@link Error},
+     * ends as the other errors do: one line that says what to change.
+     */
+    public static int run(CommandLine cli, String... args) {
+        try {
+            return cli.execute(args);
+        } catch (OutOfMemoryError e) {
+            System.err.println("error: " + outOfMemory(e, Runtime.getRuntime().maxMemory()));
+            return EXIT_FAILED;
+        }
+    }
+
+    static String outOfMemory(OutOfMemoryError e, long maxHeapBytes) {
+        return "the Java heap of " + (maxHeapBytes >> 20) + " MB is full (" + e.getMessage() + "): ask for less"
+                + " (fewer --gpus, a smaller --batch-size) or give Java more, as in JAVA_TOOL_OPTIONS=-Xmx8g ./lab …";
     }
 
     /** The configured command line, for {@link #main} and for tests. */
@@ -60,7 +78,8 @@ public final class Lab implements Runnable {
         CommandLine cli = new CommandLine(new Lab());
         cli.setParameterExceptionHandler((e, args) -> {
             PrintWriter err = e.getCommandLine().getErr();
-            err.println("error: " + e.getMessage());
+            // picocli starts some of its messages with its own "Error: "
+            err.println("error: " + e.getMessage().replaceFirst("^Error: ", ""));
             err.println("Try './" + e.getCommandLine().getCommandSpec().qualifiedName(" ") + " --help'.");
             return EXIT_USAGE;
         });

@@ -74,7 +74,12 @@ record DeviceProfile(
     }
 
     static String names() {
-        return GPUS.stream().map(DeviceProfile::name).collect(Collectors.joining(", ")) + " or " + HOST;
+        return gpuNames() + " or " + HOST;
+    }
+
+    /** The GPUs' profiles, without the measured {@code host} one. */
+    static String gpuNames() {
+        return GPUS.stream().map(DeviceProfile::name).collect(Collectors.joining(", "));
     }
 
     /**

@@ -20,11 +20,11 @@ public final class NcclCostModel implements CollectiveCostModel {
                     + " nodes; choose --gpus a multiple of --nodes");
         }
         if (spec.profile().equalsIgnoreCase(DeviceProfile.HOST)) {
-            throw new DeviceException(
-                    "the host profile is measured when devices open; choose a GPU profile: " + DeviceProfile.names());
+            throw new DeviceException("the host profile is measured when devices open; choose a GPU profile: "
+                    + DeviceProfile.gpuNames());
         }
         DeviceProfile gpu = DeviceProfile.named(spec.profile());
-        Topology topology = Topology.named(spec.topology() == null ? gpu.defaultTopology() : spec.topology());
+        Topology topology = Topology.link(spec.topology() == null ? gpu.defaultTopology() : spec.topology());
         Nic nic = spec.nic() == null ? Nic.defaultFor(gpu) : Nic.named(spec.nic());
         if (spec.nicsPerNode() < 0) {
             throw new DeviceException("--nics-per-node must be 0 (one per GPU) or more, not " + spec.nicsPerNode());

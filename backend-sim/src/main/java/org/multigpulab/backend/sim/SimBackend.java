@@ -41,6 +41,12 @@ public final class SimBackend implements Backend {
     static final String COMPUTE = "compute";
     static final String HOST_MODEL = "host-model";
     static final String CALIBRATION_CACHE = "calibration-cache";
+    /**
+     * The most logical GPUs one process simulates: a 1,024 × 1,024 table of bytes between them is 8 MB, and
+     * {@code ./lab simulate} simulates one node of a larger system.
+     */
+    static final int MAX_GPUS = 1024;
+
     private static final Set<String> OPTIONS =
             Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE, NIC, COMPUTE, HOST_MODEL, CALIBRATION_CACHE);
     private static final String DEFAULT_PROFILE = "t4";
@@ -57,7 +63,7 @@ public final class SimBackend implements Backend {
 
     @Override
     public Availability availability() {
-        return Availability.yes("any number of logical GPUs over a physical device");
+        return Availability.yes("up to " + MAX_GPUS + " logical GPUs over a physical device");
     }
 
     @Override
@@ -77,6 +83,11 @@ public final class SimBackend implements Backend {
         if (!unknown.isEmpty()) {
             throw new DeviceException("backend sim does not know the option(s) " + unknown + "; it takes " + OPTIONS);
         }
+        if (request.count() > MAX_GPUS) {
+            throw new DeviceException("backend sim simulates at most " + MAX_GPUS + " GPUs in one process, not "
+                    + request.count() + "; choose --gpus " + MAX_GPUS + " or fewer (./lab simulate can spread more"
+                    + " over --nodes)");
+        }
         String physicalName = request.option(PHYSICAL, "cpu");
         if (physicalName.equals(NAME)) {
             throw new DeviceException("sim cannot run on sim; choose a physical backend such as cpu with --physical");
@@ -94,7 +105,8 @@ public final class SimBackend implements Backend {
         if (!compute) {
             if (gpu == null || link == null) {
                 throw new DeviceException("time-only GPUs (compute=off) cannot be timed as the host, which is measured"
-                        + " by computing; choose a GPU profile and topology: " + DeviceProfile.names());
+                        + " by computing; choose a GPU profile (" + DeviceProfile.gpuNames() + ") and a topology ("
+                        + Topology.linkNames() + ")");
             }
             List<DeviceProfile> profiles = capacity == null
                     ? perDevice

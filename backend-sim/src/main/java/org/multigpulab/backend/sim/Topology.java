@@ -2,6 +2,7 @@ package org.multigpulab.backend.sim;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.multigpulab.device.DeviceException;
 
@@ -100,14 +101,28 @@ record Topology(
     static final String HOST = "host";
 
     static Topology named(String name) {
+        return find(name).orElseThrow(() -> new DeviceException("unknown topology '" + name + "'; choose " + names()));
+    }
+
+    /** The link called {@code name}, where the measured {@code host} one has no place (time-only GPUs). */
+    static Topology link(String name) {
+        return find(name)
+                .orElseThrow(() -> new DeviceException("unknown topology '" + name + "' for simulated GPUs"
+                        + (name.equalsIgnoreCase(HOST) ? " (host is measured when devices open)" : "") + "; choose "
+                        + linkNames()));
+    }
+
+    private static Optional<Topology> find(String name) {
         String key = name.toLowerCase(Locale.ROOT);
-        return ALL.stream()
-                .filter(t -> t.name.equals(key))
-                .findFirst()
-                .orElseThrow(() -> new DeviceException("unknown topology '" + name + "'; choose " + names()));
+        return ALL.stream().filter(t -> t.name.equals(key)).findFirst();
     }
 
     static String names() {
-        return ALL.stream().map(Topology::name).collect(Collectors.joining(", ")) + " or " + HOST;
+        return linkNames() + " or " + HOST;
+    }
+
+    /** The links, without the measured {@code host} one. */
+    static String linkNames() {
+        return ALL.stream().map(Topology::name).collect(Collectors.joining(", "));
     }
 }

@@ -29,6 +29,19 @@ class SimBackendTest {
         assertTrue(devices.get(2).info().description().contains("cpu:0"));
     }
 
+    /** 1,024 GPUs open (time-only, as ./lab simulate opens them); one more is a message, not a heap run out. */
+    @Test
+    void opensUpTo1024GpusAndSaysSoBeyond() {
+        Map<String, String> timeOnly = Map.of("compute", "off", "profile", "h100");
+        assertEquals(
+                1024, Backends.open("sim", new DeviceRequest(1024, timeOnly)).size());
+        DeviceException e =
+                assertThrows(DeviceException.class, () -> Backends.open("sim", new DeviceRequest(100_000, timeOnly)));
+        assertTrue(
+                e.getMessage().startsWith("backend sim simulates at most 1024 GPUs in one process, not 100000"),
+                e.getMessage());
+    }
+
     @Test
     void aKernelRefusesABufferOfAnotherLogicalGpu() {
         List<Device> devices = Backends.open("sim", DeviceRequest.of(2));
