@@ -96,6 +96,22 @@ class CollectivesCommandTest {
         }
     }
 
+    /** Sizes that round to no float, and one GPU, move nothing: 0 GB/s, as nccl-tests prints it, never NaN. */
+    @Test
+    void rowsThatMoveNothingReadZeroGigabytesPerSecond() {
+        LabRunner.Result r = collectives("-b", "1", "-e", "4", "--gpus", "1");
+        assertEquals(0, r.exit(), r.err());
+        assertFalse(r.out().contains("NaN"), r.out());
+        List<String[]> rows = rows(r.out());
+        assertEquals(3, rows.size(), r.out());
+        for (String[] row : rows.subList(0, 2)) {
+            assertEquals("0", row[0], r.out());
+            assertEquals(0.0, Double.parseDouble(row[6]), r.out());
+            assertEquals(0.0, Double.parseDouble(row[7]), r.out());
+        }
+        assertTrue(r.out().contains("# Avg bus bandwidth    : 0.0000"), r.out());
+    }
+
     @Test
     void jsonHoldsTheSameRows() throws IOException {
         Path json = dir.resolve("rows.json");

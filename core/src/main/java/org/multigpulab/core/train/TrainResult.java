@@ -24,6 +24,18 @@ public record TrainResult(List<DeviceId> devices, List<TrainingListener.EpochDon
                 .orElseThrow();
     }
 
+    /**
+     * Mean wall seconds of the epochs after the first, or of the only one: the first epoch of a JVM is slower while
+     * the JIT compiles the kernels, so runs compared by their wall time are compared on these.
+     */
+    public double secPerLaterEpoch() {
+        return epochs.stream()
+                .skip(epochs.size() > 1 ? 1 : 0)
+                .mapToDouble(TrainingListener.EpochDone::wallSec)
+                .average()
+                .orElseThrow();
+    }
+
     /** Mean simulated seconds per epoch, {@code NaN} on real devices. */
     public double simulatedSecPerEpoch() {
         return epochs.stream()

@@ -29,7 +29,8 @@ public record PerfRow(
     public static PerfRow of(Collective op, int n, long size, Estimate estimate) {
         // all_gather_perf and reduce_scatter_perf count the elements one rank sends or keeps
         long count = size / Float.BYTES / (op == Collective.ALL_GATHER || op == Collective.REDUCE_SCATTER ? n : 1);
-        double algbw = size / estimate.seconds() / 1e9;
+        // nothing moved in no time (0 bytes, or one GPU's in-place sum) reads 0 GB/s, as nccl-tests prints it
+        double algbw = size == 0 || estimate.seconds() == 0 ? 0 : size / estimate.seconds() / 1e9;
         return new PerfRow(
                 size,
                 count,

@@ -52,7 +52,7 @@ public final class AllreduceBugLesson implements Lesson {
         List<Double> accuracy = new ArrayList<>();
         double[] drift = new double[1];
         var result = ctx.train(
-                ctx.gpus(4),
+                ctx.gpusToCompare(4),
                 LessonContext.recipe(ctx.epochs(2), ctx.batchSize(), 0.2f).withAllReduce(allReduce),
                 new TrainingListener() {},
                 trainer -> {

@@ -54,8 +54,15 @@ public final class CheckpointLesson implements Lesson {
     }
 
     public Outcome demo(LessonContext ctx) {
-        int gpus = ctx.gpus(2), batch = ctx.batchSize() * gpus;
+        int gpus = ctx.gpus(2), batch = ctx.batchSize() * gpus, epochs = ctx.epochs(3);
         int batches = BatchIterator.batchesPerEpoch(ctx.data().train().count(), batch);
+        // The run is killed after a checkpoint inside its second epoch: there must be one
+        if (epochs < 2 || batches < 2) {
+            throw new UserError("this lesson kills a run inside its second epoch, so it needs 2 or more epochs of 2"
+                    + " or more batches; it has " + epochs + (epochs == 1 ? " epoch" : " epochs") + " of " + batches
+                    + " (" + ctx.data().train().count() + " images in batches of " + batch + "): give --epochs 2 or"
+                    + " more, and more --train-samples or a smaller --batch-size");
+        }
         Path dir = ctx.plots().resolve("checkpoint");
         Path checkpoint = dir.resolve("run.ckpt");
         try {
@@ -68,7 +75,7 @@ public final class CheckpointLesson implements Lesson {
                 "--gpus",
                 Integer.toString(gpus),
                 "--epochs",
-                Integer.toString(Math.max(2, ctx.epochs(3))),
+                Integer.toString(epochs),
                 "--batch-size",
                 Integer.toString(batch),
                 "--checkpoint",
@@ -175,19 +182,28 @@ public final class CheckpointLesson implements Lesson {
     /** Watches the checkpoint and kills {@code p} (SIGKILL) as soon as one from inside epoch 2 is in place. */
     private static void killInSecondEpoch(Process p, Path checkpoint) {
         try {
-            while (p.isAlive()) {
+            boolean inSecondEpoch = false;
+            while (!inSecondEpoch && p.isAlive()) {
                 if (Files.exists(checkpoint)) {
                     TrainingState at =
                             CheckpointFile.read(checkpoint).checkpoint().state();
-                    if (at.epoch() >= 2 && !at.atEpochStart()) {
-                        break;
-                    }
+                    inSecondEpoch = at.epoch() >= 2 && !at.atEpochStart();
                 }
-                Thread.sleep(20);
+                if (!inSecondEpoch) {
+                    Thread.sleep(20);
+                }
+            }
+            if (!inSecondEpoch) {
+                throw new UserError("the run ended (exit " + p.exitValue() + ") before it wrote a checkpoint inside"
+                        + " its second epoch, so there was nothing to kill; its output is above");
             }
             p.toHandle().destroyForcibly();
             if (!p.waitFor(30, TimeUnit.SECONDS)) {
                 throw new UserError("the killed run did not end within 30 s");
+            }
+            if (p.exitValue() == 0) {
+                throw new UserError("the run ended by itself before the kill reached it; give it more"
+                        + " --train-samples so that its second epoch lasts longer");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -73,7 +73,7 @@ public final class ConciseExercise2Lesson implements Lesson {
             throw new UserError("this lesson times simulated GPUs of different kinds; run it with --backend sim (the"
                     + " default), not " + ctx.devices().backend());
         }
-        int gpus = ctx.gpus(2);
+        int gpus = ctx.gpusToCompare(2);
         DeviceSetup setup = ctx.devices().withProfile(profiles(ctx.devices(), gpus));
         int batch = ctx.batchSize();
         HostBatch first = new BatchIterator(ctx.data().train(), batch).next();

@@ -25,7 +25,7 @@ public final class Exercise2Lesson implements Lesson {
     }
 
     public List<Row> rows(LessonContext ctx) {
-        int k = ctx.gpus(2);
+        int k = ctx.gpusToCompare(2);
         int epochs = ctx.epochs(5);
         List<Curve> curves = new ArrayList<>();
         LearningCurve chart = new LearningCurve(

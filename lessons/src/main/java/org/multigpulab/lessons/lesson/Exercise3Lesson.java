@@ -37,7 +37,7 @@ public final class Exercise3Lesson implements Lesson {
     public Traffic measure(LessonContext ctx, String name, AllReduceAlgorithm allReduce) {
         List<Long> received = new ArrayList<>();
         var result = ctx.train(
-                ctx.gpus(4),
+                ctx.gpusToCompare(4),
                 LessonContext.recipe(ctx.epochs(1), ctx.batchSize(), 0.2f).withAllReduce(allReduce),
                 new TrainingListener() {},
                 trainer -> {

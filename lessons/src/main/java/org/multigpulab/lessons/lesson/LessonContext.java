@@ -13,6 +13,7 @@ import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Device;
 import org.multigpulab.lessons.console.ProgressBars;
+import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.setup.DataSetup;
 import org.multigpulab.lessons.setup.DeviceSetup;
 import org.multigpulab.lessons.setup.PlotDir;
@@ -32,10 +33,9 @@ public final class LessonContext {
     private final Integer testSamples;
     private final Integer epochs;
     private final Integer batchSize;
-    private final Path plotDirOption;
     private final boolean quiet;
     private FashionMnist.Splits data;
-    private Path plotDir;
+    private final Path plotDir;
 
     public LessonContext(
             PrintStream out,
@@ -56,7 +56,7 @@ public final class LessonContext {
         this.testSamples = testSamples;
         this.epochs = epochs;
         this.batchSize = batchSize;
-        this.plotDirOption = plotDir;
+        this.plotDir = PlotDir.choose(plotDir);
         this.quiet = quiet;
     }
 
@@ -67,6 +67,24 @@ public final class LessonContext {
     /** {@code --gpus}, or the lesson's own number. */
     public int gpus(int lessonDefault) {
         return gpus != null ? gpus : lessonDefault;
+    }
+
+    /**
+     * {@code --gpus} or the lesson's own number, for a lesson that compares several GPUs (k with 1, or replicas
+     * with each other): at least 2, and devices the backend can open, checked before the lesson trains anything.
+     */
+    public int gpusToCompare(int lessonDefault) {
+        int k = gpus(lessonDefault);
+        if (k < 2) {
+            throw new UserError("this lesson compares several GPUs; choose --gpus 2 or more, not " + k);
+        }
+        needs(k);
+        return k;
+    }
+
+    /** Checks before any work that the backend can open {@code devices} devices at once (all sim's can). */
+    public void needs(int devices) {
+        this.devices.checkOffers(devices);
     }
 
     /** {@code --epochs}, or the lesson's own number. */
@@ -114,11 +132,8 @@ public final class LessonContext {
         return data;
     }
 
-    /** The folder for this lesson's plots (made when the first chart is saved). */
+    /** The folder for this lesson's plots, checked at the start (made when the first chart is saved). */
     public Path plots() {
-        if (plotDir == null) {
-            plotDir = PlotDir.choose(plotDirOption);
-        }
         return plotDir;
     }
 

@@ -21,6 +21,7 @@ public final class TrainLesson implements Lesson {
 
     /** The results on 1 and then k devices, drawn into one chart. */
     public List<TrainResult> compare(LessonContext ctx) {
+        int k = ctx.gpusToCompare(2);
         int epochs = ctx.epochs(5);
         List<Curve> curves = new ArrayList<>();
         LearningCurve chart = new LearningCurve(
@@ -30,7 +31,7 @@ public final class TrainLesson implements Lesson {
                 ctx.interactive(),
                 curves);
         List<TrainResult> results = new ArrayList<>();
-        for (int gpus : new int[] {1, ctx.gpus(2)}) {
+        for (int gpus : new int[] {1, k}) {
             Curve test = new Curve("test acc, " + gpus + " GPU" + (gpus > 1 ? "s" : ""));
             Curve train = new Curve("train acc, " + gpus + " GPU" + (gpus > 1 ? "s" : ""));
             curves.add(test);

@@ -17,9 +17,10 @@ public record DeviceSetup(String backend, String physical, String profile, Strin
 
     public DeviceSetup {
         if (!backend.equals("sim")) {
-            simOnly("--physical", physical, "chooses the device under");
-            simOnly("--profile", profile, "chooses the GPUs timed by");
-            simOnly("--topology", topology, "chooses the interconnect timed by");
+            // the parameter, not the field: a compact constructor assigns the fields only when it ends
+            simOnly(backend, "--physical", physical, "chooses the device under");
+            simOnly(backend, "--profile", profile, "chooses the GPUs timed by");
+            simOnly(backend, "--topology", topology, "chooses the interconnect timed by");
             if (trace) {
                 throw new UserError("--trace records simulated time, which only --backend sim has; leave it out with"
                         + " --backend " + backend);
@@ -32,7 +33,7 @@ public record DeviceSetup(String backend, String physical, String profile, Strin
         this(backend, physical, null, null, false);
     }
 
-    private void simOnly(String option, String value, String what) {
+    private static void simOnly(String backend, String option, String value, String what) {
         if (value != null) {
             throw new UserError(option + " " + what + " --backend sim; leave it out with --backend " + backend);
         }
@@ -51,6 +52,22 @@ public record DeviceSetup(String backend, String physical, String profile, Strin
     /** The number of devices when {@code --gpus} is not given: 2 logical GPUs on sim, else 1. */
     public int defaultCount() {
         return backend.equals("sim") ? 2 : 1;
+    }
+
+    /**
+     * Checks, before a lesson trains anything, that {@code count} devices can be opened at once: on sim, up to its
+     * limit, which opening checks; on another backend, as many as it lists (where it lists none, opening says why).
+     */
+    public void checkOffers(int count) {
+        if (backend.equals("sim")) {
+            return;
+        }
+        int offered = Backends.find(backend).devices().size();
+        if (offered > 0 && offered < count) {
+            throw new UserError("backend " + backend + " has " + offered + (offered == 1 ? " device" : " devices")
+                    + " here, and this needs " + count + "; for " + count + " GPUs on this machine use --backend sim"
+                    + " --physical " + backend);
+        }
     }
 
     public List<Device> open(int count) {
