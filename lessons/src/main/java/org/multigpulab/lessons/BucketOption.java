@@ -14,13 +14,17 @@ final class BucketOption {
                     + " as the notebook does.")
     Double megabytes;
 
+    /** A terabyte: more than any model here has, and far from where a size in bytes would overflow. */
+    private static final double MAX_MB = 1e6;
+
     /** The bucket's capacity in bytes, 0 without buckets; a size that is not a positive number is the user's error. */
     long bytes() {
         if (megabytes == null) {
             return 0;
         }
-        if (!(megabytes > 0 && megabytes <= 1e6)) {
-            throw new UserError("--bucket-mb must be a positive number of megabytes such as 25, not " + megabytes);
+        if (!(megabytes > 0 && megabytes <= MAX_MB)) {
+            throw new UserError("--bucket-mb must be a number of megabytes above 0 and at most " + (long) MAX_MB
+                    + " (a terabyte), such as 25, not " + megabytes);
         }
         return Math.round(megabytes * 1e6);
     }

@@ -38,7 +38,8 @@ final class CheckpointOptions {
             paramLabel = "FILE",
             description = "Continue the run checkpointed in FILE, bit for bit as if it had never stopped. It needs the"
                     + " options that run had (model, batch size, lr, seed, data, allreduce); the devices, backend and"
-                    + " plot folder may change. Give --epochs to train longer than it was asked to.")
+                    + " plot folder may change. --epochs counts from the run's start, as that run's did, and its"
+                    + " default (5) holds here too: give the --epochs the run had to finish it, or more to go on.")
     Path resume;
 
     /** A resumed run: the checkpoint's state and parameters, checked against the run asked for. */

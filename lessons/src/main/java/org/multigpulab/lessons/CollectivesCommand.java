@@ -31,8 +31,8 @@ import picocli.CommandLine.Option;
         name = "collectives",
         mixinStandardHelpOptions = true,
         description = {
-            "nccl-tests' *_perf for simulated systems: the time, algbw and busbw of a collective per size, as the",
-            "sim backend's cost model of NCCL predicts them (no data moves). Flags -b -e -f -i as nccl-tests'.",
+            "nccl-tests' *_perf for simulated systems: a collective's time, algbw and busbw per size.",
+            "The sim backend's cost model of NCCL predicts them (no data moves). Flags -b -e -f -i as nccl-tests'.",
             "With --validate: the model against published all_reduce_perf measurements of real systems."
         })
 final class CollectivesCommand implements Callable<Integer> {
@@ -161,10 +161,10 @@ final class CollectivesCommand implements Callable<Integer> {
     }
 
     private Integer validate(CollectiveCostModel model, PrintWriter out) {
+        Path dir = PlotDir.choose(plotDir);
         Validation v = Validation.of(model, Measurement.all());
         out.println("# the cost model against published all_reduce_perf measurements (busbw, out-of-place)");
         v.report().forEach(out::println);
-        Path dir = PlotDir.choose(plotDir);
         List<Path> files = v.charts(model, dir);
         out.println("charts: " + files.size() + " files in " + dir);
         out.flush();

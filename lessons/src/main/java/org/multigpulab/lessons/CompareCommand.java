@@ -54,6 +54,9 @@ final class CompareCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (tolerance != null && !(tolerance >= 0 && tolerance < Double.POSITIVE_INFINITY)) {
+            throw new UserError("--tolerance must be a finite number of 0 or more, such as 1e-6, not " + tolerance);
+        }
         List<HostTensor> x = SafeTensors.read(a), y = SafeTensors.read(b);
         List<String> names = y.stream().map(HostTensor::name).toList();
         if (!x.stream().map(HostTensor::name).toList().equals(names)) {
@@ -80,8 +83,14 @@ final class CompareCommand implements Callable<Integer> {
             out.printf("updates from %s: %s%n", from, updates);
             relative = updates.worst().relative();
         }
+        boolean within = tolerance == null || relative <= tolerance;
+        if (tolerance != null) {
+            out.printf(
+                    "%s the tolerance %.3g (exit status %d)%n",
+                    within ? "within" : "beyond", tolerance, within ? 0 : Lab.EXIT_FAILED);
+        }
         out.flush();
-        return tolerance != null && !(relative <= tolerance) ? Lab.EXIT_FAILED : 0;
+        return within ? 0 : Lab.EXIT_FAILED;
     }
 
     private UpdateDistance updates(List<HostTensor> start, List<HostTensor> x, List<HostTensor> y) {

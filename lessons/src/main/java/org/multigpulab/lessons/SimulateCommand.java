@@ -54,6 +54,12 @@ final class SimulateCommand implements Callable<Integer> {
         Integer perGpu;
 
         int size(int gpus) {
+            if (global != null && global < 1) {
+                throw new UserError("--batch-size must be 1 or more, not " + global);
+            }
+            if (perGpu != null && perGpu < 1) {
+                throw new UserError("--batch-per-gpu must be 1 or more, not " + perGpu);
+            }
             return global != null ? global : (perGpu != null ? perGpu : 256) * gpus;
         }
     }
@@ -96,10 +102,8 @@ final class SimulateCommand implements Callable<Integer> {
         if (trace != null) {
             AtomicFile.checkWritable("--trace", trace);
         }
+        simulated.check();
         int batchSize = batch.size(simulated.gpus);
-        if (batchSize < 1) {
-            throw new UserError("the batch must hold 1 or more images, not " + batchSize);
-        }
         // The trainer runs such a batch (the GPUs past its last image compute nothing), but an epoch whose GPUs
         // idle is not a system worth timing
         if (batchSize < simulated.gpus) {

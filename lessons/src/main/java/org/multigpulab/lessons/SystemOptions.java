@@ -1,5 +1,6 @@
 package org.multigpulab.lessons;
 
+import org.multigpulab.lessons.errors.UserError;
 import picocli.CommandLine.Option;
 
 /** The simulated system, as {@code simulate} and {@code collectives} take it: GPUs, nodes, and what joins them. */
@@ -38,4 +39,14 @@ final class SystemOptions {
             paramLabel = "NIC",
             description = "Network card between nodes: edr, hdr, ndr, roce100, eth200 (default: a DGX's, by GPU).")
     String nic;
+
+    /** Checks the counts before anything is computed from them. */
+    void check() {
+        if (gpus < 1) {
+            throw new UserError("--gpus must be 1 or more, not " + gpus);
+        }
+        if (nodes < 1) {
+            throw new UserError("--nodes must be 1 or more, not " + nodes);
+        }
+    }
 }

@@ -4,8 +4,10 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.data.FashionMnist;
@@ -188,7 +190,13 @@ final class TrainCommand implements Callable<Integer> {
         requirePositive("--epochs", epochs);
         requirePositive("--batch-size", batchSize);
         if (!Float.isFinite(lr) || lr <= 0) {
-            throw new UserError("--lr must be a positive number such as 0.2, not " + lr);
+            // picocli read the text as a float: 1e40 is Infinity by then
+            throw new UserError("--lr must be a positive number such as 0.2 (a float: at most 3.4e38), not "
+                    + spec.commandLine()
+                            .getParseResult()
+                            .matchedOption("--lr")
+                            .originalStringValues()
+                            .getLast());
         }
         Model model = Model.named(modelName);
         AllReduceAlgorithm allReduce = AllReduceAlgorithm.named(allreduce);
@@ -204,6 +212,7 @@ final class TrainCommand implements Callable<Integer> {
             AtomicFile.checkWritable("--report", report);
         }
         checkpoints.check(load);
+        checkDistinctOutputs();
         ProcessGroup group = joinGroup();
         try {
             return train(group, deviceSetup, devices, model, allReduce);
@@ -219,7 +228,43 @@ final class TrainCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * A process that mpirun (Open MPI: {@code OMPI_COMM_WORLD_SIZE}) or another launcher (MPICH's, Slurm's with
+     * PMI: {@code PMI_SIZE}) started as one of several, without {@code --dist mpi}, would train alone beside the others
+     * and write the same files: refused before it starts.
+     */
+    static void checkNotOneOfMany(String dist, Map<String, String> env) {
+        if (!dist.equals("none")) {
+            return;
+        }
+        for (String size : new String[] {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+            String value = env.get(size);
+            if (value != null && !value.strip().equals("1") && !value.isBlank()) {
+                throw new UserError("this process is one of " + value.strip() + " that a launcher started (" + size
+                        + "), but without --dist mpi each would train alone and write the same files; add --dist mpi");
+            }
+        }
+    }
+
+    /** Each output its own file: one option's file written over another's would lose it. */
+    private void checkDistinctOutputs() {
+        Map<Path, String> outputs = new HashMap<>();
+        String[] names = {"--save", "--report", "--trace", "--checkpoint"};
+        Path[] files = {save, report, trace, checkpoints.checkpoint};
+        for (int i = 0; i < names.length; i++) {
+            if (files[i] == null) {
+                continue;
+            }
+            String earlier = outputs.putIfAbsent(files[i].toAbsolutePath().normalize(), names[i]);
+            if (earlier != null) {
+                throw new UserError(earlier + " and " + names[i] + " both name " + files[i]
+                        + ", and the second would overwrite the first; give each its own file");
+            }
+        }
+    }
+
     private ProcessGroup joinGroup() {
+        checkNotOneOfMany(dist, System.getenv());
         try {
             return ProcessGroup.join(dist);
         } catch (IllegalArgumentException e) {

@@ -3,6 +3,7 @@ package org.multigpulab.lessons;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -11,13 +12,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.SafeTensors;
 
 /**
@@ -63,6 +67,20 @@ class BadInputTest {
                 Arguments.of(List.of("--lr", "NaN"), "--lr must be a positive number"),
                 Arguments.of(List.of("--lr", "-0.1"), "--lr must be a positive number"),
                 Arguments.of(List.of("--lr", "fast"), "'fast' is not a float"),
+                Arguments.of(
+                        List.of(
+                                "--save",
+                                dir.resolve("out").toString(),
+                                "--report",
+                                dir.resolve("out").toString()),
+                        "--save and --report both name"),
+                Arguments.of(List.of("--lr", "1e40"), "(a float: at most 3.4e38), not 1e40"),
+                Arguments.of(List.of("--bucket-mb", "1e7"), "at most 1000000 (a terabyte), such as 25, not 1.0E7"),
+                Arguments.of(List.of("--save", "/proc/p.safetensors"), "the folder /proc is not writable"),
+                Arguments.of(List.of("--plot-dir", "/proc/plots"), "--plot-dir /proc/plots: the folder /proc is not"),
+                Arguments.of(
+                        List.of("--plot-dir", dir.resolve("notes.txt/plots").toString()),
+                        "notes.txt is a file, not a folder"),
                 Arguments.of(List.of("--gpus", "two"), "'two' is not an int"),
                 Arguments.of(List.of("--backend", "tpu"), "unknown backend 'tpu'"),
                 Arguments.of(List.of("--backend", "cpu", "--gpus", "2"), "--backend sim --gpus 2"),
@@ -102,7 +120,7 @@ class BadInputTest {
                 Arguments.of(List.of("--topology", "ethernet"), "unknown topology 'ethernet'; choose pcie3"),
                 Arguments.of(
                         List.of("--backend", "cpu", "--profile", "t4"),
-                        "--profile chooses the GPUs timed by --backend sim"),
+                        "--profile chooses the GPUs timed by --backend sim; leave it out with --backend cpu"),
                 Arguments.of(
                         List.of(
                                 "--backend",
@@ -111,18 +129,33 @@ class BadInputTest {
                                 dir.resolve("t.json").toString()),
                         "--trace records simulated time, which only --backend sim has"),
                 Arguments.of(List.of("--trace", dir.resolve("no/such/t.json").toString()), "does not exist"),
-                Arguments.of(List.of("--bucket-mb", "0"), "--bucket-mb must be a positive number"),
+                Arguments.of(List.of("--bucket-mb", "0"), "--bucket-mb must be a number of megabytes above 0"),
                 Arguments.of(List.of("--backend", "djl", "--gpus", "64"), "--backend sim --physical djl --gpus 64"),
                 Arguments.of(List.of("--profile", "t4", "--gpus", "2", "--memory-mb", "1"), "Unknown option"));
+    }
+
+    /** mpirun -np 4 ./lab train without --dist mpi: refused, rather than four trainings writing the same files. */
+    @Test
+    void oneOfManyProcessesWithoutDistMpiIsRefused() {
+        UserError e = assertThrows(
+                UserError.class, () -> TrainCommand.checkNotOneOfMany("none", Map.of("OMPI_COMM_WORLD_SIZE", "4")));
+        assertTrue(e.getMessage().startsWith("this process is one of 4 that a launcher started"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("add --dist mpi"), e.getMessage());
+        TrainCommand.checkNotOneOfMany("none", Map.of("OMPI_COMM_WORLD_SIZE", "1"));
+        TrainCommand.checkNotOneOfMany("none", Map.of());
+        TrainCommand.checkNotOneOfMany("mpi", Map.of("PMI_SIZE", "4"));
     }
 
     @ParameterizedTest
     @MethodSource("badInputs")
     void endsInOneClearLine(List<String> options, String expected) throws IOException {
-        List<String> args = new ArrayList<>(
-                List.of("train", "--quiet", "--plot-dir", dir.resolve("plots").toString()));
-        for (String[] quick :
-                new String[][] {{"--epochs", "1"}, {"--train-samples", "512"}, {"--test-samples", "256"}}) {
+        List<String> args = new ArrayList<>(List.of("train", "--quiet"));
+        for (String[] quick : new String[][] {
+            {"--plot-dir", dir.resolve("plots").toString()},
+            {"--epochs", "1"},
+            {"--train-samples", "512"},
+            {"--test-samples", "256"}
+        }) {
             if (!options.contains(quick[0])) {
                 args.addAll(List.of(quick));
             }

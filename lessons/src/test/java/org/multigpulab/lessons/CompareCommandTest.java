@@ -35,10 +35,21 @@ class CompareCommandTest {
 
         // the parameters are 7e-6 apart, within the tolerance; the bias's update is 10 % off, which it catches
         assertEquals(Lab.EXIT_FAILED, r.exit(), r.out() + r.err());
-        assertEquals(
-                0,
-                LabRunner.run("compare", a.toString(), b.toString(), "--tolerance", "0.05")
-                        .exit());
+        assertTrue(r.out().strip().endsWith("beyond the tolerance 0.0500 (exit status 1)"), r.out());
+        LabRunner.Result parameters = LabRunner.run("compare", a.toString(), b.toString(), "--tolerance", "0.05");
+        assertEquals(0, parameters.exit());
+        assertTrue(parameters.out().strip().endsWith("within the tolerance 0.0500 (exit status 0)"), parameters.out());
+    }
+
+    /** A tolerance no distance can be within, or that every distance is, is refused before the files are read. */
+    @Test
+    void aToleranceMustBeAFiniteNumberOfZeroOrMore() {
+        Path a = save("a", 1f, 0f);
+        for (String tolerance : List.of("-1", "NaN", "Infinity")) {
+            LabRunner.Result r = LabRunner.run("compare", a.toString(), a.toString(), "--tolerance", tolerance);
+            assertEquals(Lab.EXIT_USAGE, r.exit(), tolerance);
+            assertTrue(r.err().startsWith("error: --tolerance must be a finite number of 0 or more"), r.err());
+        }
     }
 
     @Test

@@ -33,9 +33,41 @@ public final class AtomicFile {
         if (!Files.isDirectory(dir)) {
             throw new UserError(option + " " + target + ": the folder " + dir + " does not exist; create it first");
         }
-        if (!Files.isWritable(dir)) {
+        if (!Files.isWritable(dir) || !takesNewFiles(dir)) {
             throw new UserError(
                     option + " " + target + ": the folder " + dir + " is not writable; choose another place");
+        }
+    }
+
+    /**
+     * Checks, before long work starts, that files can be made in the folder {@code dir}, which is made later, with
+     * the first file, if it does not exist yet: it is not a file, and the nearest folder above it that exists takes
+     * new files.
+     */
+    public static void checkFolder(String option, Path dir) {
+        Path existing = dir.toAbsolutePath().normalize();
+        while (!Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (!Files.isDirectory(existing)) {
+            throw new UserError(option + " " + dir + ": " + existing + " is a file, not a folder; choose a folder");
+        }
+        if (!Files.isWritable(existing) || !takesNewFiles(existing)) {
+            throw new UserError(
+                    option + " " + dir + ": the folder " + existing + " is not writable; choose another place");
+        }
+    }
+
+    /**
+     * Whether a file can be made in {@code dir}, tried as {@link WholeFile} makes its temporary one: the permission
+     * bits do not say it for root, nor for a read-only or virtual file system such as /proc.
+     */
+    private static boolean takesNewFiles(Path dir) {
+        try {
+            Files.delete(Files.createTempFile(dir, ".lab-write-check", ".part"));
+            return true;
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
         }
     }
 
@@ -58,8 +90,8 @@ public final class AtomicFile {
             WholeFile.write(target, content);
         } catch (NoSuchFileException | AccessDeniedException e) {
             throw new UserError(
-                    "cannot write " + target + ": " + e.getClass().getSimpleName() + " " + e.getMessage()
-                            + "; check that its folder exists and is writable",
+                    "cannot write " + target + ": its folder " + WholeFile.folderOf(target)
+                            + " is missing or not writable; choose another place",
                     e);
         } catch (IOException e) {
             throw new UserError("cannot write " + target + ": " + e.getMessage(), e);

@@ -1,6 +1,7 @@
 package org.multigpulab.lessons.plot;
 
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -19,6 +20,9 @@ public final class ChartFiles {
     public static List<Path> save(Chart<?, ?> chart, Path dir, String name) {
         try {
             Files.createDirectories(dir);
+        } catch (FileAlreadyExistsException e) {
+            throw new UserError("cannot make the plot folder " + dir + ": " + e.getFile()
+                    + " is a file; choose a folder with --plot-dir");
         } catch (IOException e) {
             throw new UserError("cannot make the plot folder " + dir + " (" + e.getMessage()
                     + "); choose a writable one with --plot-dir");
