@@ -107,8 +107,10 @@ final class SimulateCommand implements Callable<Integer> {
         // The trainer runs such a batch (the GPUs past its last image compute nothing), but an epoch whose GPUs
         // idle is not a system worth timing
         if (batchSize < simulated.gpus) {
-            throw new UserError("a global batch of " + batchSize + " cannot be split over " + simulated.gpus
-                    + " GPUs; use --batch-size " + simulated.gpus + " or more, or --batch-per-gpu");
+            throw new UserError(
+                    "a global batch of " + batchSize + " leaves " + (simulated.gpus - batchSize) + " of the "
+                            + simulated.gpus + " GPUs without an image; use --batch-size " + simulated.gpus
+                            + " or more, or --batch-per-gpu");
         }
         TimeOnlyEpoch.Setup setup = new TimeOnlyEpoch.Setup(
                 simulated.gpus,

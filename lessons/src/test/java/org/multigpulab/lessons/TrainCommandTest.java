@@ -237,7 +237,9 @@ class TrainCommandTest {
         LabRunner.Result r = LabRunner.run("simulate", "--gpus", "8", "--batch-size", "3");
         assertNotEquals(0, r.exit());
         assertTrue(
-                r.err().startsWith("error: a global batch of 3 cannot be split over 8 GPUs; use --batch-size 8"),
+                r.err()
+                        .startsWith("error: a global batch of 3 leaves 5 of the 8 GPUs without an image; use"
+                                + " --batch-size 8"),
                 r.err());
     }
 
