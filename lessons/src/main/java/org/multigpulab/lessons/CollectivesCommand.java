@@ -117,6 +117,7 @@ final class CollectivesCommand implements Callable<Integer> {
         if (validate) {
             return validate(model, out);
         }
+        simulated.check();
         Collective collective = Collective.named(op);
         if (collective == null) {
             throw new UserError(

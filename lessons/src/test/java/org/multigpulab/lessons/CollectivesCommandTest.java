@@ -138,7 +138,9 @@ class CollectivesCommandTest {
                 "-b 8 -e 1M -f 1|-f must be 2 or more",
                 "-b 1x|-b must be a size in bytes",
                 "--topology nvlink3 --algo nvls|nvls needs NVSwitches that add",
-                "-b 1 -e 1G -i 1|more than 10000 sizes"
+                "-b 1 -e 1G -i 1|more than 10000 sizes",
+                "--gpus 0|--gpus must be 1 or more, not 0",
+                "--nic hdr|one node crosses none; give --nodes 2 or more, or leave --nic out"
             })
     void badInputIsOneClearLineAndExitTwo(String args, String message) {
         LabRunner.Result r = collectives(args.split(" "));
