@@ -3,6 +3,7 @@ package org.multigpulab.lessons.lesson;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * A conclusion a lesson draws from what it measured: whether it holds, and the sentence that says so with the
@@ -73,6 +74,27 @@ public record Claim(boolean holds, String text) {
      */
     public static double accuracyNoise(double accuracy, int testImages) {
         return 2 * Math.sqrt(accuracy * (1 - accuracy) / testImages);
+    }
+
+    /**
+     * Below this test accuracy a LeNet has not left its initial plateau, where it guesses at about 0.1 of 10
+     * classes: two runs still there differ by the test set's noise whatever they did, so they are not compared.
+     */
+    static final double LEARNED = 0.2;
+
+    /**
+     * The claim that {@code what} (two test accuracies {@code a} and {@code b}) is not compared, where neither run
+     * has learned; empty where one has, and the comparison says something.
+     */
+    public static Optional<Claim> notLearned(String what, double a, double b) {
+        if (Math.max(a, b) >= LEARNED) {
+            return Optional.empty();
+        }
+        return Optional.of(new Claim(
+                false,
+                what + " not compared: " + fixed(a, 3) + " and " + fixed(b, 3) + " are both under " + general(LEARNED)
+                        + ", where a model that has not yet left its initial plateau sits (chance is 0.1); train"
+                        + " longer, with more --train-samples or --epochs."));
     }
 
     /** This claim's sentence followed by {@code then} when it holds, by {@code otherwise} when not. */

@@ -1,6 +1,7 @@
 package org.multigpulab.lessons.lesson;
 
 import java.util.List;
+import java.util.Optional;
 
 /** d2l §12.5 exercise 1: on k GPUs use a batch of k·b. What changes, at the same learning rate? */
 public final class Exercise1Lesson implements Lesson {
@@ -22,6 +23,10 @@ public final class Exercise1Lesson implements Lesson {
     /** The conclusion: at the same lr, k times fewer steps learn less per epoch, unless the numbers say not. */
     static Claim claim(List<ScaledBatchRuns.Row> rows, int testImages) {
         ScaledBatchRuns.Row first = rows.getFirst(), last = rows.getLast();
+        Optional<Claim> notLearned = ScaledBatchRuns.notLearned(rows);
+        if (notLearned.isPresent()) {
+            return notLearned.get();
+        }
         Claim same = ScaledBatchRuns.sameAccuracy(rows, testImages);
         String steps = String.format(
                 " with %d → %d steps per epoch at the same lr", first.stepsPerEpoch(), last.stepsPerEpoch());

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.plot.Curve;
 import org.multigpulab.lessons.plot.LearningCurve;
@@ -58,6 +59,10 @@ public final class Exercise2Lesson implements Lesson {
                 .max(Comparator.comparingDouble(Row::testAcc))
                 .orElseThrow();
         String what = String.format(Locale.ROOT, "test accuracy at lr %.2f and %.2f", unchanged.lr(), scaled.lr());
+        Optional<Claim> notLearned = Claim.notLearned(what, unchanged.testAcc(), scaled.testAcc());
+        if (notLearned.isPresent()) {
+            return notLearned.get();
+        }
         Claim same = Claim.same(
                 what, unchanged.testAcc(), scaled.testAcc(), Claim.accuracyNoise(unchanged.testAcc(), testImages), 3);
         return same.and(

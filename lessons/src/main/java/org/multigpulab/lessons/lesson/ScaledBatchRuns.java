@@ -2,6 +2,7 @@ package org.multigpulab.lessons.lesson;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.IntFunction;
 import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.train.TrainResult;
@@ -52,8 +53,16 @@ final class ScaledBatchRuns {
             time.add(k, r.secPerLaterEpoch());
             ctx.out()
                     .printf(
-                            "k=%d, batch %d, lr %.1f: %d steps/epoch; %s%n",
-                            k, k * base, lr.apply(k), steps, r.summaryLine());
+                            "k=%d, batch %d, lr %.1f: %d steps/epoch; %s%s%n",
+                            k,
+                            k * base,
+                            lr.apply(k),
+                            steps,
+                            r.summaryLine(),
+                            epochs > 1
+                                    ? "; after the first epoch " + TrainResult.seconds(r.secPerLaterEpoch())
+                                            + " sec/epoch"
+                                    : "");
         }
         ChartFiles.save(
                 Charts.bars(
@@ -73,10 +82,18 @@ final class ScaledBatchRuns {
     static Claim sameAccuracy(List<Row> rows, int testImages) {
         Row first = rows.getFirst(), last = rows.getLast();
         return Claim.same(
-                "test accuracy at k=" + first.gpus() + " and k=" + last.gpus(),
-                first.testAcc(),
-                last.testAcc(),
-                Claim.accuracyNoise(first.testAcc(), testImages),
-                3);
+                accuracies(rows), first.testAcc(), last.testAcc(), Claim.accuracyNoise(first.testAcc(), testImages), 3);
+    }
+
+    /** What {@link #sameAccuracy} compares. */
+    static String accuracies(List<Row> rows) {
+        return "test accuracy at k=" + rows.getFirst().gpus() + " and k="
+                + rows.getLast().gpus();
+    }
+
+    /** {@link Claim#notLearned} of the first and last runs' test accuracies. */
+    static Optional<Claim> notLearned(List<Row> rows) {
+        return Claim.notLearned(
+                accuracies(rows), rows.getFirst().testAcc(), rows.getLast().testAcc());
     }
 }

@@ -9,6 +9,20 @@ import org.junit.jupiter.api.Test;
 /** Each kind of claim, with measurements that make it true and false, and the printed numbers checked. */
 class ClaimTest {
 
+    /** Two accuracies at chance are not compared; once one run has learned, they are. */
+    @Test
+    void accuraciesAtChanceAreNotCompared() {
+        Claim c = Claim.notLearned("test accuracy at k=1 and k=4", 0.105, 0.098).orElseThrow();
+        assertFalse(c.holds());
+        assertEquals(
+                "test accuracy at k=1 and k=4 not compared: 0.105 and 0.098 are both under 0.2, where a model that has"
+                        + " not yet left its initial plateau sits (chance is 0.1); train longer, with more"
+                        + " --train-samples or --epochs.",
+                c.text());
+        assertFalse(c.text().matches(".*[<>≤≥].*"), "no comparison for the lessons' claim checks to read");
+        assertTrue(Claim.notLearned("test accuracy", 0.105, 0.41).isEmpty());
+    }
+
     @Test
     void sameHoldsWithinTheToleranceAndSaysDifferentBeyondIt() {
         Claim same = Claim.same("test accuracy", 0.803, 0.801, 0.01, 3);

@@ -349,6 +349,19 @@ class LessonsTest {
         assertTrue(output().contains("Notice: simulated speed-up of 8 GPUs over 1 at a global batch of 32"), output());
     }
 
+    /**
+     * scaling where an epoch has fewer batches than the steps the lesson samples (1,024 images; weak scaling at 8
+     * GPUs is one batch of 1,024): a step is what the steps taken took, not their sum spread over steps never run.
+     */
+    @Test
+    void scalingTimesAStepOfAShortEpochByTheStepsItTook() {
+        LessonContext ctx = ctx(null, 1024, 256, 1, 128);
+        ScalingLesson.Row weak8 = new ScalingLesson().rows(ctx).getLast();
+        assertEquals(8 * 128, weak8.batchSize());
+        double ratio = weak8.step().seconds() / weak8.simSecPerEpoch();
+        assertTrue(ratio > 0.8 && ratio < 1.25, "one step against an epoch of one step: " + ratio + ", " + weak8);
+    }
+
     /** multi-process: mpirun with 1, 2 and 4 ranks on 2,048 images; skipped where Open MPI is not installed. */
     @Test
     void multiProcessTrainsTheSameModelAndTimesTheCrossing() throws Exception {
