@@ -44,7 +44,7 @@ public final class Exercise2Lesson implements Lesson {
             TrainResult r =
                     ctx.train(k, LessonContext.recipe(epochs, ctx.batchSize() * k, lr), chart.listener(test, train));
             rows.add(new Row(lr, r.finalTestAcc()));
-            ctx.out().printf("lr %.2f: %s%n", lr, r.summaryLine());
+            ctx.out().printf("lr %.2f: %s%n", lr, LessonContext.summary(r));
         }
         return rows;
     }

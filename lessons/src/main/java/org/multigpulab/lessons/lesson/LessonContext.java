@@ -183,6 +183,17 @@ public final class LessonContext {
         return parameters * (double) Float.BYTES / 1e6;
     }
 
+    /**
+     * The notebook's closing line of run {@code r}, and where the run had several epochs, its sec/epoch after the
+     * first: a lesson's first run also pays for the JVM's warm-up, so its runs compare on those.
+     */
+    public static String summary(TrainResult r) {
+        return r.summaryLine()
+                + (r.epochs().size() > 1
+                        ? "; after the first epoch " + TrainResult.seconds(r.secPerLaterEpoch()) + " sec/epoch"
+                        : "");
+    }
+
     /** {@link #train} with nothing to inspect. */
     public TrainResult train(int count, TrainConfig config, TrainingListener listener) {
         return train(count, config, listener, trainer -> {});

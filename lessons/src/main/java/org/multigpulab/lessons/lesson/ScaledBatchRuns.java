@@ -53,16 +53,8 @@ final class ScaledBatchRuns {
             time.add(k, r.secPerLaterEpoch());
             ctx.out()
                     .printf(
-                            "k=%d, batch %d, lr %.1f: %d steps/epoch; %s%s%n",
-                            k,
-                            k * base,
-                            lr.apply(k),
-                            steps,
-                            r.summaryLine(),
-                            epochs > 1
-                                    ? "; after the first epoch " + TrainResult.seconds(r.secPerLaterEpoch())
-                                            + " sec/epoch"
-                                    : "");
+                            "k=%d, batch %d, lr %.1f: %d steps/epoch; %s%n",
+                            k, k * base, lr.apply(k), steps, LessonContext.summary(r));
         }
         ChartFiles.save(
                 Charts.bars(

@@ -38,7 +38,7 @@ public final class TrainLesson implements Lesson {
             curves.add(train);
             TrainResult result =
                     ctx.train(gpus, LessonContext.recipe(epochs, ctx.batchSize(), 0.2f), chart.listener(test, train));
-            ctx.out().println(result.summaryLine());
+            ctx.out().println(LessonContext.summary(result));
             results.add(result);
         }
         return results;
