@@ -107,9 +107,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (repeats < 1) {
-            throw new UserError("--repeats must be 1 or more, not " + repeats);
-        }
+        UserError.requireOneOrMore("--repeats", repeats);
         List<Setup> setups = setups();
         Path out = resultsFile(json, PlotDir.choose(null));
         PrintStream print = System.out;

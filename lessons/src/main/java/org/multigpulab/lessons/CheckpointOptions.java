@@ -50,8 +50,8 @@ final class CheckpointOptions {
         if (every != null && checkpoint == null) {
             throw new UserError("--checkpoint-every needs --checkpoint FILE, the file to write");
         }
-        if (every != null && every <= 0) {
-            throw new UserError("--checkpoint-every must be 1 or more, not " + every);
+        if (every != null) {
+            UserError.requireOneOrMore("--checkpoint-every", every);
         }
         if (resume != null && load != null) {
             throw new UserError("--resume continues a run with the parameters of its checkpoint; --load cannot"

@@ -58,8 +58,8 @@ final class LessonCommand implements Callable<Integer> {
                 .orElseThrow(() -> new UserError("there is no lesson '" + name + "'; ./lab lessons lists them"));
         for (var option :
                 new Object[][] {{"--gpus", devicesOptions.gpus}, {"--epochs", epochs}, {"--batch-size", batchSize}}) {
-            if (option[1] != null && (Integer) option[1] <= 0) {
-                throw new UserError(option[0] + " must be 1 or more, not " + option[1]);
+            if (option[1] != null) {
+                UserError.requireOneOrMore((String) option[0], (Integer) option[1]);
             }
         }
         lesson.run(new LessonContext(

@@ -54,11 +54,11 @@ final class SimulateCommand implements Callable<Integer> {
         Integer perGpu;
 
         int size(int gpus) {
-            if (global != null && global < 1) {
-                throw new UserError("--batch-size must be 1 or more, not " + global);
+            if (global != null) {
+                UserError.requireOneOrMore("--batch-size", global);
             }
-            if (perGpu != null && perGpu < 1) {
-                throw new UserError("--batch-per-gpu must be 1 or more, not " + perGpu);
+            if (perGpu != null) {
+                UserError.requireOneOrMore("--batch-per-gpu", perGpu);
             }
             return global != null ? global : (perGpu != null ? perGpu : 256) * gpus;
         }
@@ -96,9 +96,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintStream out = System.out;
-        if (trainSamples < 1) {
-            throw new UserError("--train-samples must be 1 or more, not " + trainSamples);
-        }
+        UserError.requireOneOrMore("--train-samples", trainSamples);
         if (trace != null) {
             AtomicFile.checkWritable("--trace", trace);
         }

@@ -42,12 +42,8 @@ final class SystemOptions {
 
     /** Checks the counts, and that a network card is asked for only where one is crossed, before any work. */
     void check() {
-        if (gpus < 1) {
-            throw new UserError("--gpus must be 1 or more, not " + gpus);
-        }
-        if (nodes < 1) {
-            throw new UserError("--nodes must be 1 or more, not " + nodes);
-        }
+        UserError.requireOneOrMore("--gpus", gpus);
+        UserError.requireOneOrMore("--nodes", nodes);
         if (nic != null && nodes == 1) {
             throw new UserError("--nic chooses the network card between nodes, and one node crosses none; give"
                     + " --nodes 2 or more, or leave --nic out");

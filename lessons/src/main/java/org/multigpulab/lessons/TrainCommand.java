@@ -186,9 +186,9 @@ final class TrainCommand implements Callable<Integer> {
         PrintStream out = System.out;
         DeviceSetup deviceSetup = devicesOptions.setup();
         int devices = devicesOptions.gpus != null ? devicesOptions.gpus : deviceSetup.defaultCount();
-        requirePositive("--gpus", devices);
-        requirePositive("--epochs", epochs);
-        requirePositive("--batch-size", batchSize);
+        UserError.requireOneOrMore("--gpus", devices);
+        UserError.requireOneOrMore("--epochs", epochs);
+        UserError.requireOneOrMore("--batch-size", batchSize);
         if (!Float.isFinite(lr) || lr <= 0) {
             // picocli read the text as a float: 1e40 is Infinity by then
             throw new UserError("--lr must be a positive number such as 0.2 (a float: at most 3.4e38), not "
@@ -490,12 +490,6 @@ final class TrainCommand implements Callable<Integer> {
             offset += p.values().length;
         }
         return shared;
-    }
-
-    private static void requirePositive(String option, int value) {
-        if (value <= 0) {
-            throw new UserError(option + " must be 1 or more, not " + value);
-        }
     }
 
     private static List<HostTensor> loadParams(Path file, Model model) {

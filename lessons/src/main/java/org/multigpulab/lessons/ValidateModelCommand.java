@@ -313,9 +313,7 @@ final class ValidateModelCommand implements Callable<Integer> {
         if (epochs < 2) {
             throw new UserError("--epochs must be 2 or more (the first warms up and is dropped), not " + epochs);
         }
-        if (repeats < 1) {
-            throw new UserError("--repeats must be 1 or more, not " + repeats);
-        }
+        UserError.requireOneOrMore("--repeats", repeats);
         if (!(tolerance > 0)) {
             throw new UserError("--tolerance must be a positive fraction such as 0.15, not " + tolerance);
         }

@@ -13,4 +13,11 @@ public final class UserError extends RuntimeException {
     public UserError(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /** Checks a count the user gave: {@code option} (such as {@code --gpus}) must be 1 or more. */
+    public static void requireOneOrMore(String option, int value) {
+        if (value < 1) {
+            throw new UserError(option + " must be 1 or more, not " + value);
+        }
+    }
 }

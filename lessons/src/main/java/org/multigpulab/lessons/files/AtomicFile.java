@@ -33,10 +33,7 @@ public final class AtomicFile {
         if (!Files.isDirectory(dir)) {
             throw new UserError(option + " " + target + ": the folder " + dir + " does not exist; create it first");
         }
-        if (!Files.isWritable(dir) || !takesNewFiles(dir)) {
-            throw new UserError(
-                    option + " " + target + ": the folder " + dir + " is not writable; choose another place");
-        }
+        requireNewFiles(option + " " + target, dir);
     }
 
     /**
@@ -52,22 +49,19 @@ public final class AtomicFile {
         if (!Files.isDirectory(existing)) {
             throw new UserError(option + " " + dir + ": " + existing + " is a file, not a folder; choose a folder");
         }
-        if (!Files.isWritable(existing) || !takesNewFiles(existing)) {
-            throw new UserError(
-                    option + " " + dir + ": the folder " + existing + " is not writable; choose another place");
-        }
+        requireNewFiles(option + " " + dir, existing);
     }
 
     /**
-     * Whether a file can be made in {@code dir}, tried as {@link WholeFile} makes its temporary one: the permission
-     * bits do not say it for root, nor for a read-only or virtual file system such as /proc.
+     * Checks that a file can be made in the folder {@code dir}, by making one as {@link WholeFile} makes its
+     * temporary one and removing it: the permission bits do not say it for root, nor for a read-only or virtual file
+     * system such as /proc. {@code what} (option and path) starts the message.
      */
-    private static boolean takesNewFiles(Path dir) {
+    private static void requireNewFiles(String what, Path dir) {
         try {
             Files.delete(Files.createTempFile(dir, ".lab-write-check", ".part"));
-            return true;
         } catch (IOException | UnsupportedOperationException e) {
-            return false;
+            throw new UserError(what + ": the folder " + dir + " is not writable; choose another place", e);
         }
     }
 

@@ -33,9 +33,7 @@ public record DataSetup(Path dir, FashionMnist.Splits splits) {
         if (n == null) {
             return set;
         }
-        if (n <= 0) {
-            throw new UserError(option + " must be 1 or more, not " + n);
-        }
+        UserError.requireOneOrMore(option, n);
         if (n > set.count()) {
             throw new UserError(
                     option + " " + n + " is more than the " + set.count() + " images of the " + set.name() + " set");

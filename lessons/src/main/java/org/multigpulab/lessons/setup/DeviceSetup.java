@@ -71,9 +71,7 @@ public record DeviceSetup(String backend, String physical, String profile, Strin
     }
 
     public List<Device> open(int count) {
-        if (count <= 0) {
-            throw new UserError("--gpus must be 1 or more, not " + count);
-        }
+        UserError.requireOneOrMore("--gpus", count);
         Map<String, String> options = new HashMap<>();
         put(options, "physical", physical);
         put(options, "profile", profile);
