@@ -82,7 +82,7 @@ public class KernelBench {
 
     @Benchmark
     public void run() {
-        call.launch(kernels);
+        kernels.launch(call);
         device.synchronize();
     }
 

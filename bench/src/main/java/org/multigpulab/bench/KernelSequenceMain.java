@@ -36,13 +36,13 @@ public final class KernelSequenceMain {
                     System.exit(2);
                 }
                 for (int i = 0; i < WARMUP; i++) {
-                    call.launch(kernels);
+                    kernels.launch(call);
                     device.synchronize();
                 }
                 long[] nanos = new long[CALLS];
                 for (int i = 0; i < CALLS; i++) {
                     long start = System.nanoTime();
-                    call.launch(kernels);
+                    kernels.launch(call);
                     device.synchronize();
                     nanos[i] = System.nanoTime() - start;
                 }

@@ -1,93 +1,123 @@
 package org.multigpulab.device;
 
+import static java.lang.annotation.ElementType.RECORD_COMPONENT;
+import static java.lang.annotation.RetentionPolicy.RUNTIME;
+
+import java.lang.annotation.Retention;
+import java.lang.annotation.Target;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 
 /**
- * Every op of {@link Kernels}, described once. A constant says what the op is: its name in traces, stats and the
- * OpenCL program ({@code conv2d_forward}), and its buffer arguments in the order of the method, each read,
- * written, or updated (read and written back: accumulated into or changed in place). A {@link Call} says what
- * one call of it needs and does: the elements each buffer must hold for the shape, the floating-point operations,
- * the bytes moved, and how to make the same call on other kernels.
+ * What a kernel op is: its name in traces, stats and the OpenCL program ({@code conv2d_forward}) and its buffer
+ * arguments, each read, written or updated (read and written back: accumulated into or changed in place). Every op
+ * is declared once, as a record of the sealed {@link Call} below: its buffers, marked {@link Reads}, {@link Writes}
+ * or {@link Updates}, its shape, the elements each buffer must hold, its floating-point operations, and its
+ * contract as a formula. This description is read from that record ({@link #of}).
  *
- * <p>Everything generic about a kernel call derives from here: {@link InstrumentedKernels}' buffer checks,
+ * <p>Everything generic about a kernel call derives from the records: {@link InstrumentedKernels}' buffer checks,
  * counts and timing, the {@code sim} backend's read/write hazards and simulated time, the OpenCL backend's kernel
- * table. Adding an op: its method in {@link Kernels}; here a constant, a record of one call, and its line in
- * {@link Wrapper}; then each backend's method (or, for a fused op, a default in {@link Kernels} made of the
- * separate ops), the float64 reference and a case of the conformance kit.
+ * table. Every backend, the float64 reference and the cost model handle the ops in one exhaustive {@code switch}
+ * with no {@code default}, so a new record makes the compiler name each of them. A {@link Fused} op is an op like
+ * any other, declared as the composition of named ops; a backend without a kernel of its own for it launches that
+ * composition ({@link Fused#launchComposed}).
+ *
+ * @param type the op's record
+ * @param kernelName the op's name in snake case, from the record's: {@code Conv2dForward} is {@code conv2d_forward}
+ * @param args the buffer arguments, in the order of the record's components
  */
-public enum KernelOp {
+public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> args) {
 
-    // Each op's buffer arguments, in the order of its method in Kernels, and what it does to each.
-    CONV2D_FORWARD(reads("x"), reads("w"), writes("y")),
-    CONV2D_BACKWARD_DATA(reads("dy"), reads("w"), writes("dx")),
-    CONV2D_BACKWARD_FILTER(reads("x"), reads("dy"), writes("dw")),
-    BIAS_ADD(updates("y"), reads("b")),
-    BIAS_ADD_BACKWARD(reads("dy"), writes("db")),
-    AVG_POOL_FORWARD(reads("x"), writes("y")),
-    AVG_POOL_BACKWARD(reads("dy"), writes("dx")),
-    RELU_FORWARD(reads("x"), writes("y")),
-    RELU_BACKWARD(reads("x"), reads("dy"), writes("dx")),
-    CONV2D_BIAS_FORWARD(reads("x"), reads("w"), reads("b"), writes("y")),
-    RELU_AVG_POOL_FORWARD(reads("x"), writes("y")),
-    RELU_AVG_POOL_BACKWARD(reads("x"), reads("dy"), writes("dx")),
-    CONV2D_BIAS_RELU_AVG_POOL_FORWARD(reads("x"), reads("w"), reads("b"), writes("y")),
-    CONV2D_BIAS_RELU_AVG_POOL_BACKWARD(reads("x"), reads("w"), reads("b"), reads("dy"), writes("dw"), writes("db")),
-    /** Reads {@code c} only when {@code beta ≠ 0} (see {@link Gemm#reads}). */
-    GEMM(reads("a"), reads("b"), updates("c")),
-    SOFTMAX_XENT_FORWARD(reads("logits"), reads("labels"), writes("loss")),
-    SOFTMAX_XENT_BACKWARD(reads("logits"), reads("labels"), writes("dlogits")),
-    AXPY(reads("x"), updates("y")),
-    SCALE(updates("x")),
-    ADD(reads("a"), reads("b"), writes("out")),
-    FILL(writes("x")),
-    ARGMAX_MATCHES(reads("logits"), reads("labels"), writes("count"));
-
-    /** One buffer argument of an op: its name in the method and in error messages, and what the op does to it. */
+    /** One buffer argument of an op: its component's name, also in error messages, and what the op does to it. */
     public record Arg(String role, boolean reads, boolean writes) {}
 
-    private static Arg reads(String role) {
-        return new Arg(role, true, false);
+    /** A buffer the op reads. */
+    @Retention(RUNTIME)
+    @Target(RECORD_COMPONENT)
+    public @interface Reads {}
+
+    /** A buffer the op overwrites without reading it. */
+    @Retention(RUNTIME)
+    @Target(RECORD_COMPONENT)
+    public @interface Writes {}
+
+    /** A buffer the op reads and writes back: accumulated into or changed in place. */
+    @Retention(RUNTIME)
+    @Target(RECORD_COMPONENT)
+    public @interface Updates {}
+
+    /** Each op's record, read once. */
+    private static final ClassValue<Access> ACCESS = new ClassValue<>() {
+        @Override
+        @SuppressWarnings("unchecked")
+        protected Access computeValue(Class<?> type) {
+            return new Access((Class<? extends Call>) type);
+        }
+    };
+
+    /** The description of the op whose record is {@code type}. */
+    public static KernelOp of(Class<? extends Call> type) {
+        return ACCESS.get(type).op;
     }
 
-    private static Arg writes(String role) {
-        return new Arg(role, false, true);
+    /** Every op, in the order they are declared below. */
+    public static List<KernelOp> all() {
+        return ALL;
     }
 
-    private static Arg updates(String role) {
-        return new Arg(role, true, true);
-    }
+    private static final List<KernelOp> ALL =
+            records(Call.class).map(KernelOp::of).toList();
 
-    private final String kernelName;
-    private final List<Arg> args;
-
-    KernelOp(Arg... args) {
-        this.kernelName = name().toLowerCase(Locale.ROOT);
-        this.args = List.of(args);
-    }
-
-    /** The op's name in traces, stats and the OpenCL program: {@code conv2d_forward}. */
-    public String kernelName() {
-        return kernelName;
-    }
-
-    /** The buffer arguments, in the order of the {@link Kernels} method. */
-    public List<Arg> args() {
-        return args;
+    @SuppressWarnings("unchecked")
+    private static Stream<Class<? extends Call>> records(Class<?> sealed) {
+        return Arrays.stream(sealed.getPermittedSubclasses())
+                .flatMap(c -> c.isRecord() ? Stream.of((Class<? extends Call>) c) : records(c));
     }
 
     /**
-     * One call of an op with its arguments: a value, made per launch by {@link Wrapper}. It holds the buffers,
-     * so it is kept no longer than until it has run ({@code sim} queues it until then). Buffer {@code i} is the
-     * {@code i}-th of {@link KernelOp#args()}.
+     * One call of an op with its arguments: a value, made per launch. It holds the buffers, so it is kept no
+     * longer than until it has run ({@code sim} queues it until then). Buffer {@code i} is the {@code i}-th of
+     * {@link KernelOp#args()}. Tensors are dense, row-major float32; a buffer may be longer than the shape needs,
+     * and only its first elements are read or written. Outputs are overwritten unless the op updates them, and an
+     * output never aliases an input unless the op says it may.
      */
-    public sealed interface Call {
+    public sealed interface Call
+            permits Fused,
+                    Conv2dForward,
+                    Conv2dBackwardData,
+                    Conv2dBackwardFilter,
+                    BiasAdd,
+                    BiasAddBackward,
+                    AvgPoolForward,
+                    AvgPoolBackward,
+                    ReluForward,
+                    ReluBackward,
+                    Gemm,
+                    SoftmaxCrossEntropyForward,
+                    SoftmaxCrossEntropyBackward,
+                    Axpy,
+                    Scale,
+                    Add,
+                    Fill,
+                    ArgmaxMatches {
 
-        KernelOp op();
+        /** What this op is. */
+        default KernelOp op() {
+            return KernelOp.of(getClass());
+        }
 
         /** Buffer argument {@code i}, in the order of {@link KernelOp#args()}. */
-        Buffer buffer(int i);
+        default Buffer buffer(int i) {
+            return ACCESS.get(getClass()).buffer(this, i);
+        }
 
         /** How many elements buffer {@code i} must hold for the shape of this call. */
         long needed(int i);
@@ -95,32 +125,26 @@ public enum KernelOp {
         /** Floating-point operations this call does. */
         long flops();
 
-        /**
-         * Makes the same call on {@code kernels}, with {@code map.apply(b)} in place of each buffer {@code b}
-         * ({@code sim} passes the buffers underneath its logical ones).
-         */
-        void launch(Kernels kernels, UnaryOperator<Buffer> map);
-
-        /** Makes the same call on {@code kernels}. */
-        default void launch(Kernels kernels) {
-            launch(kernels, UnaryOperator.identity());
+        /** The same call with {@code map.apply(b)} in place of each buffer {@code b} ({@code sim} passes the buffers underneath its logical ones). */
+        default Call withBuffers(UnaryOperator<Buffer> map) {
+            return ACCESS.get(getClass()).withBuffers(this, map);
         }
 
         /** Whether this call reads buffer {@code i}. */
         default boolean reads(int i) {
-            return op().args.get(i).reads();
+            return op().args().get(i).reads();
         }
 
         /** Whether this call writes buffer {@code i}. */
         default boolean writes(int i) {
-            return op().args.get(i).writes();
+            return op().args().get(i).writes();
         }
 
         /**
-         * The calls of the separate ops a fused one stands for ({@code relu_forward} then {@code avg_pool_forward}
-         * for {@code relu_avg_pool_forward}), for a cost model of software that launches them apart, as the
-         * notebook's PyTorch does; for any other op, this call alone. They are for costing, never launched: the
-         * intermediate tensor they pass, which the fused op never stores, is {@code null}.
+         * The calls of the separate ops that software without this op's kernel launches in its place, for a cost
+         * model ({@code relu_forward} then {@code avg_pool_forward} for {@code relu_avg_pool_forward}, as the
+         * notebook's PyTorch does); for an op that is not {@link Fused}, this call alone. They are for costing,
+         * never launched: the intermediate tensors they pass, which the fused op never stores, are {@code null}.
          */
         default List<Call> unfused() {
             return List.of(this);
@@ -133,388 +157,246 @@ public enum KernelOp {
          */
         default long bytes() {
             long elements = 0;
-            for (int i = 0; i < op().args.size(); i++) {
+            for (int i = 0; i < op().args().size(); i++) {
                 elements += needed(i) * ((reads(i) ? 1 : 0) + (writes(i) ? 1 : 0));
             }
             return Float.BYTES * elements;
         }
     }
 
-    // One record per op, in the order of Kernels: the elements each buffer needs, the FLOPs, and the call itself.
-    // Short methods sit on one line, so that an op's description reads as one block.
+    /**
+     * An op that does in one kernel what named separate ops do one after another, with the same result: fewer
+     * passes over memory, and intermediate tensors never stored. A backend without a kernel of its own for it
+     * launches {@link #launchComposed}; its FLOPs are those of the separate ops, the model's arithmetic.
+     */
+    public sealed interface Fused extends Call
+            permits Conv2dBiasForward,
+                    ReluAvgPoolForward,
+                    ReluAvgPoolBackward,
+                    Conv2dBiasReluAvgPoolForward,
+                    Conv2dBiasReluAvgPoolBackward {
 
-    public record Conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) implements Call {
+        /** Launches the separate ops on {@code kernels}, on buffers of the device allocated for the call where needed. */
+        void launchComposed(Kernels kernels);
+
         @Override
-        public KernelOp op() {
-            return CONV2D_FORWARD;
+        List<Call> unfused();
+
+        @Override
+        default long flops() {
+            return unfused().stream().mapToLong(Call::flops).sum();
         }
+    }
 
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x, w, y);
-        }
+    // One record per op: its contract, its buffers, the elements each needs, its FLOPs. Forward and backward
+    // passes side by side.
 
-        @Override
+    // Convolution: forward and both backward passes side by side.
+
+    /** {@code y[n,o,i,j] = Σ_{c,p,q} x[n,c,i+p,j+q] · w[o,c,p,q]}. */
+    public record Conv2dForward(
+            @Reads Buffer x, @Reads Buffer w, @Writes Buffer y, ConvShape s) implements Call {
         public long needed(int i) {
             return pick(i, s.inputLength(), s.filterLength(), s.outputLength());
         }
 
-        @Override
         public long flops() {
             return s.flops();
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.conv2dForward(m.apply(x), m.apply(w), m.apply(y), s);
-        }
     }
 
-    public record Conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) implements Call {
-        @Override
-        public KernelOp op() {
-            return CONV2D_BACKWARD_DATA;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, dy, w, dx);
-        }
-
-        @Override
+    /** {@code dx = ∂(Σ y·dy)/∂x}: the full correlation of {@code dy} with the flipped filter. */
+    public record Conv2dBackwardData(
+            @Reads Buffer dy, @Reads Buffer w, @Writes Buffer dx, ConvShape s) implements Call {
         public long needed(int i) {
             return pick(i, s.outputLength(), s.filterLength(), s.inputLength());
         }
 
-        @Override
         public long flops() {
             return s.flops();
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.conv2dBackwardData(m.apply(dy), m.apply(w), m.apply(dx), s);
-        }
     }
 
-    public record Conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) implements Call {
-        @Override
-        public KernelOp op() {
-            return CONV2D_BACKWARD_FILTER;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x, dy, dw);
-        }
-
-        @Override
+    /** {@code dw = ∂(Σ y·dy)/∂w}: the correlation of {@code x} with {@code dy}, summed over the batch. */
+    public record Conv2dBackwardFilter(
+            @Reads Buffer x, @Reads Buffer dy, @Writes Buffer dw, ConvShape s) implements Call {
         public long needed(int i) {
             return pick(i, s.inputLength(), s.outputLength(), s.filterLength());
         }
 
-        @Override
         public long flops() {
             return s.flops();
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.conv2dBackwardFilter(m.apply(x), m.apply(dy), m.apply(dw), s);
-        }
     }
 
-    public record BiasAdd(Buffer y, Buffer b, BiasShape s) implements Call {
-        @Override
-        public KernelOp op() {
-            return BIAS_ADD;
-        }
+    // Bias: also cuDNN's convolution backward-bias.
 
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, y, b);
-        }
-
-        @Override
+    /** {@code y[o,c,i] += b[c]} (in place). */
+    public record BiasAdd(@Updates Buffer y, @Reads Buffer b, BiasShape s) implements Call {
         public long needed(int i) {
             return pick(i, s.length(), s.channels());
         }
 
-        @Override
         public long flops() {
             return s.length();
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.biasAdd(m.apply(y), m.apply(b), s);
-        }
     }
 
-    public record BiasAddBackward(Buffer dy, Buffer db, BiasShape s) implements Call {
-        @Override
-        public KernelOp op() {
-            return BIAS_ADD_BACKWARD;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, dy, db);
-        }
-
-        @Override
+    /** {@code db[c] = Σ_{o,i} dy[o,c,i]}. */
+    public record BiasAddBackward(@Reads Buffer dy, @Writes Buffer db, BiasShape s) implements Call {
         public long needed(int i) {
             return pick(i, s.length(), s.channels());
         }
 
-        @Override
         public long flops() {
             return s.length();
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.biasAddBackward(m.apply(dy), m.apply(db), s);
-        }
     }
 
-    public record AvgPoolForward(Buffer x, Buffer y, PoolShape s) implements Call {
-        @Override
-        public KernelOp op() {
-            return AVG_POOL_FORWARD;
-        }
+    // Average pooling.
 
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x, y);
-        }
-
-        @Override
+    /** {@code y} = the mean of each window of {@code x}. */
+    public record AvgPoolForward(@Reads Buffer x, @Writes Buffer y, PoolShape s) implements Call {
         public long needed(int i) {
             return pick(i, s.inputLength(), s.outputLength());
         }
 
-        @Override
         public long flops() {
             return (long) s.outputLength() * s.window() * s.window();
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.avgPoolForward(m.apply(x), m.apply(y), s);
-        }
     }
 
-    public record AvgPoolBackward(Buffer dy, Buffer dx, PoolShape s) implements Call {
-        @Override
-        public KernelOp op() {
-            return AVG_POOL_BACKWARD;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, dy, dx);
-        }
-
-        @Override
+    /** {@code dx} = each window's {@code dy} spread evenly over the window (zero where no window reaches). */
+    public record AvgPoolBackward(@Reads Buffer dy, @Writes Buffer dx, PoolShape s) implements Call {
         public long needed(int i) {
             return pick(i, s.outputLength(), s.inputLength());
         }
 
-        @Override
         public long flops() {
             return (long) s.outputLength() * s.window() * s.window();
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.avgPoolBackward(m.apply(dy), m.apply(dx), s);
-        }
     }
 
-    public record ReluForward(Buffer x, Buffer y, int n) implements Call {
+    // ReLU.
+
+    /** {@code y = max(x, 0)} over {@code n} elements. */
+    public record ReluForward(@Reads Buffer x, @Writes Buffer y, int n) implements Call {
         public ReluForward {
-            count(RELU_FORWARD, n);
+            count(ReluForward.class, n);
         }
 
-        @Override
-        public KernelOp op() {
-            return RELU_FORWARD;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x, y);
-        }
-
-        @Override
         public long needed(int i) {
             return n;
         }
 
-        @Override
         public long flops() {
             return n;
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.reluForward(m.apply(x), m.apply(y), n);
-        }
     }
 
-    public record ReluBackward(Buffer x, Buffer dy, Buffer dx, int n) implements Call {
+    /** {@code dx = x > 0 ? dy : 0} over {@code n} elements. */
+    public record ReluBackward(
+            @Reads Buffer x, @Reads Buffer dy, @Writes Buffer dx, int n) implements Call {
         public ReluBackward {
-            count(RELU_BACKWARD, n);
+            count(ReluBackward.class, n);
         }
 
-        @Override
-        public KernelOp op() {
-            return RELU_BACKWARD;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x, dy, dx);
-        }
-
-        @Override
         public long needed(int i) {
             return n;
         }
 
-        @Override
         public long flops() {
             return n;
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.reluBackward(m.apply(x), m.apply(dy), m.apply(dx), n);
-        }
     }
 
-    public record Conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) implements Call {
-        @Override
-        public KernelOp op() {
-            return CONV2D_BIAS_FORWARD;
-        }
+    // Fused ops.
 
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x, w, b, y);
-        }
-
-        @Override
+    /**
+     * {@code y[n,o,i,j] = Σ_{c,p,q} x[n,c,i+p,j+q] · w[o,c,p,q] + b[o]}: {@link Conv2dForward} then {@link BiasAdd},
+     * as {@code F.conv2d(x, w, b)} in one pass, the output written once where the two ops write it and then read and
+     * write it again.
+     */
+    public record Conv2dBiasForward(
+            @Reads Buffer x,
+            @Reads Buffer w,
+            @Reads Buffer b,
+            @Writes Buffer y,
+            ConvShape s) implements Fused {
         public long needed(int i) {
             return pick(i, s.inputLength(), s.filterLength(), s.outChannels(), s.outputLength());
         }
 
-        @Override
-        public long flops() {
-            return unfused().stream().mapToLong(Call::flops).sum();
-        }
-
-        @Override
         public List<Call> unfused() {
             return List.of(new Conv2dForward(x, w, y, s), new BiasAdd(y, b, s.bias()));
         }
 
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.conv2dBiasForward(m.apply(x), m.apply(w), m.apply(b), m.apply(y), s);
+        public void launchComposed(Kernels k) {
+            k.launch(new Conv2dForward(x, w, y, s));
+            k.launch(new BiasAdd(y, b, s.bias()));
         }
     }
 
-    public record ReluAvgPoolForward(Buffer x, Buffer y, PoolShape s) implements Call {
-        @Override
-        public KernelOp op() {
-            return RELU_AVG_POOL_FORWARD;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x, y);
-        }
-
-        @Override
+    /**
+     * {@code y} = the mean of each window of {@code max(x, 0)}: {@link ReluForward} then {@link AvgPoolForward} in one
+     * pass over the activations, the rectified ones never stored.
+     */
+    public record ReluAvgPoolForward(
+            @Reads Buffer x, @Writes Buffer y, PoolShape s) implements Fused {
         public long needed(int i) {
             return pick(i, s.inputLength(), s.outputLength());
         }
 
-        @Override
-        public long flops() {
-            return unfused().stream().mapToLong(Call::flops).sum();
-        }
-
-        @Override
         public List<Call> unfused() {
             return List.of(new ReluForward(x, null, s.inputLength()), new AvgPoolForward(null, y, s));
         }
 
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.reluAvgPoolForward(m.apply(x), m.apply(y), s);
+        public void launchComposed(Kernels k) {
+            try (Buffer relu = x.device().allocate(s.inputLength())) {
+                k.launch(new ReluForward(x, relu, s.inputLength()));
+                k.launch(new AvgPoolForward(relu, y, s));
+            }
         }
     }
 
-    public record ReluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) implements Call {
-        @Override
-        public KernelOp op() {
-            return RELU_AVG_POOL_BACKWARD;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x, dy, dx);
-        }
-
-        @Override
+    /**
+     * {@code dx = x > 0 ? (each window's dy spread evenly over the window) : 0}: {@link AvgPoolBackward} then
+     * {@link ReluBackward}, where {@code x} is what {@link ReluAvgPoolForward} read.
+     */
+    public record ReluAvgPoolBackward(
+            @Reads Buffer x, @Reads Buffer dy, @Writes Buffer dx, PoolShape s) implements Fused {
         public long needed(int i) {
             return pick(i, s.inputLength(), s.outputLength(), s.inputLength());
         }
 
-        @Override
-        public long flops() {
-            return unfused().stream().mapToLong(Call::flops).sum();
-        }
-
-        @Override
         public List<Call> unfused() {
             return List.of(new AvgPoolBackward(dy, null, s), new ReluBackward(x, null, dx, s.inputLength()));
         }
 
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.reluAvgPoolBackward(m.apply(x), m.apply(dy), m.apply(dx), s);
+        public void launchComposed(Kernels k) {
+            try (Buffer pooled = x.device().allocate(s.inputLength())) {
+                k.launch(new AvgPoolBackward(dy, pooled, s));
+                k.launch(new ReluBackward(x, pooled, dx, s.inputLength()));
+            }
         }
     }
 
-    public record Conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s)
-            implements Call {
-        @Override
-        public KernelOp op() {
-            return CONV2D_BIAS_RELU_AVG_POOL_FORWARD;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x, w, b, y);
-        }
-
-        @Override
+    /**
+     * {@code y} = the mean of each pooling window of {@code max(conv2d(x, w) + b, 0)}: {@link Conv2dBiasForward} then
+     * {@link ReluAvgPoolForward}, for a network's first layer. The convolution's output is never stored (13.8 MB a
+     * batch of 256 after LeNet's first layer, which the separate ops write once and read twice).
+     */
+    public record Conv2dBiasReluAvgPoolForward(
+            @Reads Buffer x,
+            @Reads Buffer w,
+            @Reads Buffer b,
+            @Writes Buffer y,
+            ConvPoolShape s) implements Fused {
         public long needed(int i) {
             ConvShape c = s.conv();
             return pick(i, c.inputLength(), c.filterLength(), c.outChannels(), s.outputLength());
         }
 
-        /** The FLOPs of the separate ops: the model's arithmetic. */
-        @Override
-        public long flops() {
-            return unfused().stream().mapToLong(Call::flops).sum();
-        }
-
-        @Override
         public List<Call> unfused() {
             return List.of(
                     new Conv2dForward(x, w, null, s.conv()),
@@ -523,25 +405,30 @@ public enum KernelOp {
                     new AvgPoolForward(null, y, s.pool()));
         }
 
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.conv2dBiasReluAvgPoolForward(m.apply(x), m.apply(w), m.apply(b), m.apply(y), s);
+        public void launchComposed(Kernels k) {
+            try (Buffer conv = x.device().allocate(s.conv().outputLength())) {
+                k.launch(new Conv2dBiasForward(x, w, b, conv, s.conv()));
+                k.launch(new ReluAvgPoolForward(conv, y, s.pool()));
+            }
         }
     }
 
+    /**
+     * {@code dw} and {@code db}, the gradients of {@code Σ y·dy} for {@code y} of {@link Conv2dBiasReluAvgPoolForward},
+     * for a convolution whose input needs no gradient: {@link Conv2dBiasForward} again (rather than the stored
+     * output, which the forward pass never stored), {@link ReluAvgPoolBackward}, then {@link Conv2dBackwardFilter}
+     * and {@link BiasAddBackward} of the convolution's gradient, which is never stored either. A backend may sum in
+     * another order than those ops do, within float32's rounding of the same sums.
+     */
     public record Conv2dBiasReluAvgPoolBackward(
-            Buffer x, Buffer w, Buffer b, Buffer dy, Buffer dw, Buffer db, ConvPoolShape s) implements Call {
-        @Override
-        public KernelOp op() {
-            return CONV2D_BIAS_RELU_AVG_POOL_BACKWARD;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return i < 3 ? pick(i, x, w, b) : pick(i - 3, dy, dw, db);
-        }
-
-        @Override
+            @Reads Buffer x,
+            @Reads Buffer w,
+            @Reads Buffer b,
+            @Reads Buffer dy,
+            @Writes Buffer dw,
+            @Writes Buffer db,
+            ConvPoolShape s)
+            implements Fused {
         public long needed(int i) {
             ConvShape c = s.conv();
             return i < 3
@@ -550,16 +437,9 @@ public enum KernelOp {
         }
 
         /**
-         * The FLOPs of the backward ops the notebook's PyTorch runs (pooling's and ReLU's gradients, the filter's
-         * and the bias's): the model's arithmetic, without the forward pass a backend computes again where
-         * PyTorch keeps it.
+         * The backward ops the notebook's PyTorch runs (pooling's and ReLU's gradients, the filter's and the
+         * bias's), without the forward pass a backend computes again where PyTorch keeps it.
          */
-        @Override
-        public long flops() {
-            return unfused().stream().mapToLong(Call::flops).sum();
-        }
-
-        @Override
         public List<Call> unfused() {
             int n = s.conv().outputLength();
             return List.of(
@@ -569,440 +449,274 @@ public enum KernelOp {
                     new BiasAddBackward(null, db, s.conv().bias()));
         }
 
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.conv2dBiasReluAvgPoolBackward(
-                    m.apply(x), m.apply(w), m.apply(b), m.apply(dy), m.apply(dw), m.apply(db), s);
+        public void launchComposed(Kernels k) {
+            int n = s.conv().outputLength();
+            try (Buffer conv = x.device().allocate(n);
+                    Buffer dconv = x.device().allocate(n)) {
+                k.launch(new Conv2dBiasForward(x, w, b, conv, s.conv()));
+                k.launch(new ReluAvgPoolBackward(conv, dy, dconv, s.pool()));
+                k.launch(new Conv2dBackwardFilter(x, dconv, dw, s.conv()));
+                k.launch(new BiasAddBackward(dconv, db, s.conv().bias()));
+            }
         }
     }
 
+    // Matrix multiply.
+
+    /**
+     * {@code c[m,n] = alpha · op(a) · op(b) + beta · c}, where {@code op(a)} is {@code a[m,k]} or, transposed,
+     * {@code a[k,m]ᵀ}, and likewise {@code op(b)} is {@code b[k,n]} or {@code b[n,k]ᵀ}. With {@code beta == 0} the
+     * old contents of {@code c} are not read.
+     */
     public record Gemm(
-            boolean transA, boolean transB, int m, int n, int k, float alpha, Buffer a, Buffer b, float beta, Buffer c)
+            boolean transA,
+            boolean transB,
+            int m,
+            int n,
+            int k,
+            float alpha,
+            @Reads Buffer a,
+            @Reads Buffer b,
+            float beta,
+            @Updates Buffer c)
             implements Call {
         public Gemm {
             if (m <= 0 || n <= 0 || k <= 0) {
                 throw new DeviceException("gemm: m, n and k must be positive, got " + m + ", " + n + ", " + k);
             }
         }
+
         /** The FLOPs of {@code op(a)·op(b)} for {@code a} of {@code m × k}: a multiply and an add per term. */
         public static long flops(int m, int n, int k) {
             return 2L * m * n * k;
         }
 
-        @Override
-        public KernelOp op() {
-            return GEMM;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, a, b, c);
-        }
-
-        @Override
         public long needed(int i) {
             return pick(i, (long) m * k, (long) k * n, (long) m * n);
         }
 
-        @Override
         public long flops() {
             return flops(m, n, k);
         }
+
         /** With {@code beta == 0} the old contents of {@code c} are not read. */
-        @Override
         public boolean reads(int i) {
             return i < 2 || beta != 0;
         }
-
-        @Override
-        public void launch(Kernels kernels, UnaryOperator<Buffer> map) {
-            kernels.gemm(transA, transB, m, n, k, alpha, map.apply(a), map.apply(b), beta, map.apply(c));
-        }
     }
 
-    public record SoftmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes)
-            implements Call {
-        @Override
-        public KernelOp op() {
-            return SOFTMAX_XENT_FORWARD;
-        }
+    // Softmax cross-entropy, the loss of the seed (reduction "none").
 
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, logits, labels, loss);
-        }
-
-        @Override
+    /** {@code loss[i] = −log softmax(logits[i,:])[labels[i]]}; labels are class indices stored as floats. */
+    public record SoftmaxCrossEntropyForward(
+            @Reads Buffer logits,
+            @Reads Buffer labels,
+            @Writes Buffer loss,
+            int batch,
+            int classes) implements Call {
         public long needed(int i) {
             return pick(i, (long) batch * classes, batch, batch);
         }
 
-        @Override
         public long flops() {
             return 4L * batch * classes;
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.softmaxCrossEntropyForward(m.apply(logits), m.apply(labels), m.apply(loss), batch, classes);
-        }
     }
 
-    public record SoftmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes)
-            implements Call {
-        @Override
-        public KernelOp op() {
-            return SOFTMAX_XENT_BACKWARD;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, logits, labels, dlogits);
-        }
-
-        @Override
+    /** {@code dlogits[i,:] = softmax(logits[i,:]) − onehot(labels[i])}: the gradient of the summed loss {@code Σ_i loss[i]}. */
+    public record SoftmaxCrossEntropyBackward(
+            @Reads Buffer logits,
+            @Reads Buffer labels,
+            @Writes Buffer dlogits,
+            int batch,
+            int classes) implements Call {
         public long needed(int i) {
             return pick(i, (long) batch * classes, batch, (long) batch * classes);
         }
 
-        @Override
         public long flops() {
             return 4L * batch * classes;
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.softmaxCrossEntropyBackward(m.apply(logits), m.apply(labels), m.apply(dlogits), batch, classes);
-        }
     }
 
-    public record Axpy(float alpha, Buffer x, Buffer y, int n) implements Call {
+    // BLAS-1 helpers.
+
+    /** {@code y += alpha · x} over {@code n} elements (accumulates into {@code y}). */
+    public record Axpy(
+            float alpha, @Reads Buffer x, @Updates Buffer y, int n) implements Call {
         public Axpy {
-            count(AXPY, n);
+            count(Axpy.class, n);
         }
 
-        @Override
-        public KernelOp op() {
-            return AXPY;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x, y);
-        }
-
-        @Override
         public long needed(int i) {
             return n;
         }
 
-        @Override
         public long flops() {
             return 2L * n;
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.axpy(alpha, m.apply(x), m.apply(y), n);
-        }
     }
 
-    public record Scale(float alpha, Buffer x, int n) implements Call {
+    /** {@code x *= alpha} over {@code n} elements, in place. */
+    public record Scale(float alpha, @Updates Buffer x, int n) implements Call {
         public Scale {
-            count(SCALE, n);
+            count(Scale.class, n);
         }
 
-        @Override
-        public KernelOp op() {
-            return SCALE;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x);
-        }
-
-        @Override
         public long needed(int i) {
             return n;
         }
 
-        @Override
         public long flops() {
             return n;
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.scale(alpha, m.apply(x), n);
-        }
     }
 
-    public record Add(Buffer a, Buffer b, Buffer out, int n) implements Call {
+    /** {@code out = a + b} over {@code n} elements; {@code out} may be {@code a} or {@code b}. */
+    public record Add(
+            @Reads Buffer a, @Reads Buffer b, @Writes Buffer out, int n) implements Call {
         public Add {
-            count(ADD, n);
+            count(Add.class, n);
         }
 
-        @Override
-        public KernelOp op() {
-            return ADD;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, a, b, out);
-        }
-
-        @Override
         public long needed(int i) {
             return n;
         }
 
-        @Override
         public long flops() {
             return n;
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.add(m.apply(a), m.apply(b), m.apply(out), n);
-        }
     }
 
-    public record Fill(float value, Buffer x, int n) implements Call {
+    /** {@code x = value} over {@code n} elements. */
+    public record Fill(float value, @Writes Buffer x, int n) implements Call {
         public Fill {
-            count(FILL, n);
+            count(Fill.class, n);
         }
 
-        @Override
-        public KernelOp op() {
-            return FILL;
-        }
-
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, x);
-        }
-
-        @Override
         public long needed(int i) {
             return n;
         }
 
-        @Override
         public long flops() {
             return 0;
         }
-
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.fill(value, m.apply(x), n);
-        }
     }
 
-    public record ArgmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) implements Call {
-        @Override
-        public KernelOp op() {
-            return ARGMAX_MATCHES;
-        }
+    // Metrics.
 
-        @Override
-        public Buffer buffer(int i) {
-            return pick(i, logits, labels, count);
-        }
-
-        @Override
+    /**
+     * {@code count[0]} = how many rows of {@code logits} have their largest value at the index given by
+     * {@code labels} (the first maximum wins a tie, as in {@code torch.argmax}).
+     */
+    public record ArgmaxMatches(
+            @Reads Buffer logits,
+            @Reads Buffer labels,
+            @Writes Buffer count,
+            int batch,
+            int classes) implements Call {
         public long needed(int i) {
             return pick(i, (long) batch * classes, batch, 1);
         }
 
-        @Override
         public long flops() {
             return (long) batch * classes;
         }
+    }
 
-        @Override
-        public void launch(Kernels k, UnaryOperator<Buffer> m) {
-            k.argmaxMatches(m.apply(logits), m.apply(labels), m.apply(count), batch, classes);
+    // --- what is read from the records, once per record --------------------------------------------------
+
+    /** An op's description, its buffers' accessors and its canonical constructor, read from its record once. */
+    private static final class Access {
+        final KernelOp op;
+        /** The accessor of each buffer component, in order. */
+        final MethodHandle[] buffers;
+        /** Where each buffer component stands among all components. */
+        final int[] bufferAt;
+        /** Each component's accessor, and the canonical constructor. */
+        final MethodHandle[] components;
+
+        final MethodHandle constructor;
+
+        Access(Class<? extends Call> type) {
+            MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+            RecordComponent[] all = type.getRecordComponents();
+            List<Arg> args = new ArrayList<>();
+            List<MethodHandle> bufferHandles = new ArrayList<>();
+            List<Integer> at = new ArrayList<>();
+            components = new MethodHandle[all.length];
+            Class<?>[] types = new Class<?>[all.length];
+            try {
+                for (int i = 0; i < all.length; i++) {
+                    RecordComponent c = all[i];
+                    types[i] = c.getType();
+                    components[i] =
+                            lookup.unreflect(c.getAccessor()).asType(MethodType.methodType(Object.class, Call.class));
+                    boolean reads = c.isAnnotationPresent(Reads.class) || c.isAnnotationPresent(Updates.class);
+                    boolean writes = c.isAnnotationPresent(Writes.class) || c.isAnnotationPresent(Updates.class);
+                    if (c.getType() == Buffer.class) {
+                        if (reads == writes && !c.isAnnotationPresent(Updates.class)) {
+                            throw new IllegalStateException(type.getSimpleName() + "." + c.getName()
+                                    + " must be marked @Reads, @Writes or @Updates");
+                        }
+                        args.add(new Arg(c.getName(), reads, writes));
+                        bufferHandles.add(components[i].asType(MethodType.methodType(Buffer.class, Call.class)));
+                        at.add(i);
+                    }
+                }
+                constructor = lookup.findConstructor(type, MethodType.methodType(void.class, types))
+                        .asSpreader(Object[].class, all.length)
+                        .asType(MethodType.methodType(Call.class, Object[].class));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("kernel op " + type.getName() + " is not a public record", e);
+            }
+            buffers = bufferHandles.toArray(MethodHandle[]::new);
+            bufferAt = at.stream().mapToInt(Integer::intValue).toArray();
+            op = new KernelOp(type, snakeCase(type.getSimpleName()), List.copyOf(args));
+        }
+
+        Buffer buffer(Call call, int i) {
+            try {
+                return (Buffer) buffers[i].invokeExact(call);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }
+
+        Call withBuffers(Call call, UnaryOperator<Buffer> map) {
+            try {
+                Object[] values = new Object[components.length];
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = (Object) components[i].invokeExact(call);
+                }
+                for (int i : bufferAt) {
+                    values[i] = map.apply((Buffer) values[i]);
+                }
+                return (Call) constructor.invokeExact(values);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
         }
     }
 
-    /**
-     * The base of kernels in front of other kernels ({@link InstrumentedKernels}, {@code sim}'s): every method
-     * makes the op's {@link Call} and hands it to {@link #call}, so a subclass handles all ops at once.
-     */
-    public abstract static class Wrapper implements Kernels {
 
-        /** Handles one call: typically looks at it, then makes it on the kernels behind with {@link Call#launch}. */
-        protected abstract void call(Call call);
-
-        @Override
-        public final void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
-            call(new Conv2dForward(x, w, y, s));
-        }
-
-        @Override
-        public final void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
-            call(new Conv2dBackwardData(dy, w, dx, s));
-        }
-
-        @Override
-        public final void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
-            call(new Conv2dBackwardFilter(x, dy, dw, s));
-        }
-
-        @Override
-        public final void biasAdd(Buffer y, Buffer b, BiasShape s) {
-            call(new BiasAdd(y, b, s));
-        }
-
-        @Override
-        public final void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
-            call(new BiasAddBackward(dy, db, s));
-        }
-
-        @Override
-        public final void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
-            call(new AvgPoolForward(x, y, s));
-        }
-
-        @Override
-        public final void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
-            call(new AvgPoolBackward(dy, dx, s));
-        }
-
-        @Override
-        public final void reluForward(Buffer x, Buffer y, int n) {
-            call(new ReluForward(x, y, n));
-        }
-
-        @Override
-        public final void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
-            call(new ReluBackward(x, dy, dx, n));
-        }
-
-        @Override
-        public final void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
-            call(new Conv2dBiasForward(x, w, b, y, s));
-        }
-
-        @Override
-        public final void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
-            call(new ReluAvgPoolForward(x, y, s));
-        }
-
-        @Override
-        public final void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
-            call(new ReluAvgPoolBackward(x, dy, dx, s));
-        }
-
-        @Override
-        public final void conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s) {
-            call(new Conv2dBiasReluAvgPoolForward(x, w, b, y, s));
-        }
-
-        @Override
-        public final void conv2dBiasReluAvgPoolBackward(
-                Buffer x, Buffer w, Buffer b, Buffer dy, Buffer dw, Buffer db, ConvPoolShape s) {
-            call(new Conv2dBiasReluAvgPoolBackward(x, w, b, dy, dw, db, s));
-        }
-
-        @Override
-        public final void gemm(
-                boolean transA,
-                boolean transB,
-                int m,
-                int n,
-                int k,
-                float alpha,
-                Buffer a,
-                Buffer b,
-                float beta,
-                Buffer c) {
-            call(new Gemm(transA, transB, m, n, k, alpha, a, b, beta, c));
-        }
-
-        @Override
-        public final void softmaxCrossEntropyForward(
-                Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
-            call(new SoftmaxCrossEntropyForward(logits, labels, loss, batch, classes));
-        }
-
-        @Override
-        public final void softmaxCrossEntropyBackward(
-                Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
-            call(new SoftmaxCrossEntropyBackward(logits, labels, dlogits, batch, classes));
-        }
-
-        @Override
-        public final void axpy(float alpha, Buffer x, Buffer y, int n) {
-            call(new Axpy(alpha, x, y, n));
-        }
-
-        @Override
-        public final void scale(float alpha, Buffer x, int n) {
-            call(new Scale(alpha, x, n));
-        }
-
-        @Override
-        public final void add(Buffer a, Buffer b, Buffer out, int n) {
-            call(new Add(a, b, out, n));
-        }
-
-        @Override
-        public final void fill(float value, Buffer x, int n) {
-            call(new Fill(value, x, n));
-        }
-
-        @Override
-        public final void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
-            call(new ArgmaxMatches(logits, labels, count, batch, classes));
-        }
+    /** {@code Conv2dBiasForward} → {@code conv2d_bias_forward}. */
+    private static String snakeCase(String name) {
+        return name.replaceAll("(?<=[a-z0-9])(?=[A-Z])", "_").toLowerCase(Locale.ROOT);
     }
 
-    private static void count(KernelOp op, int n) {
+    private static void count(Class<? extends Call> op, int n) {
         if (n < 0) {
-            throw new DeviceException(op.kernelName + ": element count must not be negative, got " + n);
+            throw new DeviceException(snakeCase(op.getSimpleName()) + ": element count must not be negative, got " + n);
         }
     }
 
-    private static <T> T pick(int i, T first) {
-        return pick(i, first, null, null);
-    }
-
-    private static <T> T pick(int i, T first, T second) {
-        return pick(i, first, second, null);
-    }
-
-    private static <T> T pick(int i, T first, T second, T third) {
-        return pick(i, first, second, third, null);
-    }
-
-    private static <T> T pick(int i, T first, T second, T third, T fourth) {
-        return switch (i) {
-            case 0 -> first;
-            case 1 -> second;
-            case 2 -> third;
-            case 3 -> fourth;
-            default -> throw new IndexOutOfBoundsException(i);
-        };
-    }
-
-    private static long pick(int i, long first, long second) {
-        return pick(i, first, second, 0);
-    }
-
-    private static long pick(int i, long first, long second, long third) {
-        return pick(i, first, second, third, 0);
-    }
-
-    private static long pick(int i, long first, long second, long third, long fourth) {
-        return switch (i) {
-            case 0 -> first;
-            case 1 -> second;
-            case 2 -> third;
-            case 3 -> fourth;
-            default -> throw new IndexOutOfBoundsException(i);
-        };
+    private static long pick(int i, long... elements) {
+        if (i < 0 || i >= elements.length) {
+            throw new IndexOutOfBoundsException(i);
+        }
+        return elements[i];
     }
 }

@@ -38,7 +38,7 @@ public record KernelStream(List<KernelOp.Call> calls, UnaryOperator<Buffer> map,
 
     private long timed(KernelOp.Call call, Kernels kernels) {
         long start = System.nanoTime();
-        call.launch(kernels, map);
+        kernels.launch(call.withBuffers(map));
         return System.nanoTime() - start;
     }
 

@@ -6,53 +6,38 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.multigpulab.device.KernelOp.Add;
+import org.multigpulab.device.KernelOp.Axpy;
+import org.multigpulab.device.KernelOp.Gemm;
+import org.multigpulab.device.KernelOp.ReluForward;
+import org.multigpulab.device.KernelOp.Scale;
 
 /**
- * The descriptions in {@link KernelOp} agree with {@link Kernels} and with themselves: a record and a constant per
- * method, the record's buffers in the order of the constant's arguments, the {@link KernelOp.Wrapper} handing on
- * exactly its arguments, {@link KernelOp.Call#launch} making exactly the same call; and the gate's messages.
+ * The descriptions in {@link KernelOp} agree with the records they are read from: every op a public record with each
+ * buffer marked, the description's arguments its buffers in order, {@link KernelOp.Call#withBuffers} the same call
+ * with only its buffers replaced; and the gate's messages.
  */
 class KernelOpTest {
 
     private static final Device HERE = device("sim:0"), THERE = device("sim:1");
 
-    /** The ops' methods: all but {@link Kernels#launchStreams}, abstract or with a default made of other ops. */
-    private static List<Method> methods() {
-        return Arrays.stream(Kernels.class.getDeclaredMethods())
-                .filter(m ->
-                        !Modifier.isStatic(m.getModifiers()) && !m.getName().equals("launchStreams"))
-                .toList();
-    }
-
-    private static Class<?> recordOf(Method method) {
-        String name = Character.toUpperCase(method.getName().charAt(0))
-                + method.getName().substring(1);
-        return Arrays.stream(KernelOp.Call.class.getPermittedSubclasses())
-                .filter(c -> c.getSimpleName().equals(name))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError(
-                        "KernelOp has no record " + name + " for " + method.getName() + ": add one beside the others"));
-    }
-
-    /** Sample arguments for a method: distinct buffers, small valid shapes, a nonzero beta. */
-    private static Object[] samples(Class<?>[] types) {
-        Object[] args = new Object[types.length];
-        for (int i = 0; i < types.length; i++) {
-            args[i] = switch (types[i].getName()) {
+    /** Sample arguments for a record's components: distinct buffers, small valid shapes, a nonzero beta. */
+    private static Object[] samples(Class<?> record) {
+        RecordComponent[] components = record.getRecordComponents();
+        Object[] args = new Object[components.length];
+        for (int i = 0; i < args.length; i++) {
+            args[i] = switch (components[i].getType().getName()) {
                 case "org.multigpulab.device.Buffer" -> buffer(HERE, 1000 + i);
                 case "org.multigpulab.device.ConvShape" -> new ConvShape(2, 3, 6, 5, 4, 3, 2);
                 case "org.multigpulab.device.BiasShape" -> new BiasShape(2, 3, 4);
@@ -62,45 +47,73 @@ class KernelOpTest {
                 case "int" -> 3 + i;
                 case "float" -> 0.5f + i;
                 case "boolean" -> i % 2 == 0;
-                default -> throw new AssertionError("no sample of " + types[i]);
+                default -> throw new AssertionError("no sample of " + components[i]);
             };
         }
         return args;
     }
 
-    private static KernelOp.Call call(Method method, Object[] args) throws ReflectiveOperationException {
-        return (KernelOp.Call) recordOf(method)
-                .getDeclaredConstructor(method.getParameterTypes())
-                .newInstance(args);
+    private static KernelOp.Call call(Class<?> record, Object[] args) throws ReflectiveOperationException {
+        Class<?>[] types = Arrays.stream(record.getRecordComponents())
+                .map(RecordComponent::getType)
+                .toArray(Class<?>[]::new);
+        return (KernelOp.Call) record.getDeclaredConstructor(types).newInstance(args);
+    }
+
+    /** The records that implement {@link KernelOp.Call}, found through the sealed interfaces. */
+    private static List<Class<?>> records(Class<?> sealed) {
+        List<Class<?>> found = new ArrayList<>();
+        for (Class<?> c : sealed.getPermittedSubclasses()) {
+            if (c.isRecord()) {
+                found.add(c);
+            } else {
+                found.addAll(records(c));
+            }
+        }
+        return found;
     }
 
     @Test
-    void everyMethodHasARecordOfItsArgumentsAndAConstantOfItsOwn() throws ReflectiveOperationException {
-        Set<KernelOp> described = EnumSet.noneOf(KernelOp.class);
-        for (Method method : methods()) {
-            Class<?> record = recordOf(method);
-            assertEquals(
-                    List.of(method.getParameterTypes()),
-                    Arrays.stream(record.getRecordComponents())
-                            .map(RecordComponent::getType)
-                            .toList(),
-                    record.getSimpleName() + " holds the method's arguments");
-            assertTrue(
-                    described.add(
-                            call(method, samples(method.getParameterTypes())).op()),
-                    record.getSimpleName() + " names a constant of its own");
+    void everyOpIsAPublicRecordDescribedOnceWithItsBuffersMarked() {
+        List<Class<?>> records = records(KernelOp.Call.class);
+        assertEquals(records, KernelOp.all().stream().map(KernelOp::type).toList());
+        for (Class<?> record : records) {
+            assertTrue(Modifier.isPublic(record.getModifiers()), record + " is public");
+            for (RecordComponent c : record.getRecordComponents()) {
+                long marks = Stream.of(KernelOp.Reads.class, KernelOp.Writes.class, KernelOp.Updates.class)
+                        .filter(c::isAnnotationPresent)
+                        .count();
+                assertEquals(
+                        c.getType() == Buffer.class ? 1 : 0,
+                        marks,
+                        record.getSimpleName() + "." + c.getName() + ": a buffer has one mark, nothing else has one");
+            }
         }
-        assertEquals(EnumSet.allOf(KernelOp.class), described);
-        assertEquals(methods().size(), KernelOp.Call.class.getPermittedSubclasses().length);
+        assertEquals(
+                KernelOp.all().size(),
+                KernelOp.all().stream()
+                        .map(KernelOp::kernelName)
+                        .collect(Collectors.toSet())
+                        .size(),
+                "kernel names are distinct");
+        assertEquals(
+                "softmax_cross_entropy_forward",
+                KernelOp.of(KernelOp.SoftmaxCrossEntropyForward.class).kernelName());
+        assertEquals(
+                "conv2d_bias_relu_avg_pool_backward",
+                KernelOp.of(KernelOp.Conv2dBiasReluAvgPoolBackward.class).kernelName());
+        assertEquals(
+                List.of(new KernelOp.Arg("y", true, true), new KernelOp.Arg("b", true, false)),
+                KernelOp.of(KernelOp.BiasAdd.class).args());
     }
 
     @Test
     void aCallsBuffersAreItsOpsArgumentsInOrder() throws ReflectiveOperationException {
-        for (Method method : methods()) {
-            KernelOp.Call call = call(method, samples(method.getParameterTypes()));
+        for (Class<?> record : records(KernelOp.Call.class)) {
+            KernelOp.Call call = call(record, samples(record));
             List<String> roles =
                     call.op().args().stream().map(KernelOp.Arg::role).toList();
-            List<RecordComponent> buffers = Arrays.stream(call.getClass().getRecordComponents())
+            List<RecordComponent> buffers = Arrays.stream(record.getRecordComponents())
                     .filter(c -> c.getType() == Buffer.class)
                     .toList();
             assertEquals(
@@ -116,39 +129,25 @@ class KernelOpTest {
     }
 
     @Test
-    void theWrapperHandsOnItsArgumentsAndLaunchMakesTheSameCall() throws ReflectiveOperationException {
-        List<KernelOp.Call> seen = new ArrayList<>();
-        KernelOp.Wrapper wrapper = new KernelOp.Wrapper() {
-            @Override
-            protected void call(KernelOp.Call call) {
-                seen.add(call);
-            }
-        };
+    void withBuffersReplacesTheBuffersAndKeepsEverythingElse() throws ReflectiveOperationException {
         Map<Buffer, Buffer> elsewhere = new HashMap<>();
-        for (Method method : methods()) {
-            Object[] args = samples(method.getParameterTypes());
-            seen.clear();
-            try {
-                method.invoke(wrapper, args);
-            } catch (InvocationTargetException e) {
-                throw new AssertionError(method.getName(), e.getCause());
-            }
-            assertEquals(List.of(call(method, args)), seen, method.getName());
-
+        for (Class<?> record : records(KernelOp.Call.class)) {
+            Object[] args = samples(record);
             Object[] mapped = Arrays.stream(args)
                     .map(a -> a instanceof Buffer b ? elsewhere.computeIfAbsent(b, x -> buffer(THERE, b.length())) : a)
                     .toArray();
-            List<Object> made = new ArrayList<>();
-            Kernels recorder = (Kernels) Proxy.newProxyInstance(
-                    Kernels.class.getClassLoader(), new Class<?>[] {Kernels.class}, (proxy, m, a) -> {
-                        made.add(m.getName());
-                        made.addAll(Arrays.asList(a));
-                        return null;
-                    });
-            seen.getFirst().launch(recorder, elsewhere::get);
-            List<Object> expected = new ArrayList<>(List.of(method.getName()));
-            expected.addAll(Arrays.asList(mapped));
-            assertEquals(expected, made, method.getName() + " launched with the buffers mapped");
+            assertEquals(call(record, mapped), call(record, args).withBuffers(elsewhere::get), record.getSimpleName());
+        }
+    }
+
+    @Test
+    void aFusedOpsFlopsAreThoseOfTheOpsItStandsFor() throws ReflectiveOperationException {
+        for (Class<?> record : records(KernelOp.Fused.class)) {
+            KernelOp.Fused fused = (KernelOp.Fused) call(record, samples(record));
+            List<KernelOp.Call> parts = fused.unfused();
+            assertTrue(parts.size() > 1, record.getSimpleName() + " stands for several ops");
+            assertTrue(parts.stream().noneMatch(p -> p instanceof KernelOp.Fused), record.getSimpleName());
+            assertEquals(parts.stream().mapToLong(KernelOp.Call::flops).sum(), fused.flops(), record.getSimpleName());
         }
     }
 
@@ -171,45 +170,35 @@ class KernelOpTest {
         assertEquals(Float.BYTES * 3L * 7, new KernelOp.Axpy(2f, a, b, 7).bytes());
         assertEquals(0, new KernelOp.Fill(0f, a, 7).flops());
         assertEquals(Float.BYTES * (3L * 10 + 3 + 1), new KernelOp.ArgmaxMatches(a, b, c, 3, 10).bytes());
-        assertEquals("softmax_xent_forward", KernelOp.SOFTMAX_XENT_FORWARD.kernelName());
-        assertEquals(
-                KernelOp.values().length,
-                Arrays.stream(KernelOp.values())
-                        .map(KernelOp::kernelName)
-                        .collect(Collectors.toSet())
-                        .size());
     }
 
     @Test
     void theGateExplainsWhatIsWrongAndWhatToDo() {
         List<String> counted = new ArrayList<>();
         Kernels gate = new InstrumentedKernels(
-                HERE,
-                new KernelOp.Wrapper() {
-                    @Override
-                    protected void call(KernelOp.Call call) {}
-                },
-                (call, nanos) -> counted.add(call.op().kernelName() + " " + call.flops()));
+                HERE, call -> {}, (call, nanos) -> counted.add(call.op().kernelName() + " " + call.flops()));
         Buffer mine = buffer(HERE, 8), theirs = buffer(THERE, 8), short3 = buffer(HERE, 3);
 
         assertEquals(
                 "relu_forward on sim:0 was given y that lives on sim:1; copy it to sim:0 first",
-                assertThrows(DeviceException.class, () -> gate.reluForward(mine, theirs, 8))
+                assertThrows(DeviceException.class, () -> gate.launch(new ReluForward(mine, theirs, 8)))
                         .getMessage());
         assertEquals(
                 "axpy on sim:0: y holds 3 floats but the shape needs 8",
-                assertThrows(DeviceException.class, () -> gate.axpy(1f, mine, short3, 8))
+                assertThrows(DeviceException.class, () -> gate.launch(new Axpy(1f, mine, short3, 8)))
                         .getMessage());
         assertEquals(
                 "scale: element count must not be negative, got -1",
-                assertThrows(DeviceException.class, () -> gate.scale(1f, mine, -1))
+                assertThrows(DeviceException.class, () -> gate.launch(new Scale(1f, mine, -1)))
                         .getMessage());
         assertEquals(
                 "gemm: m, n and k must be positive, got 0, 2, 2",
-                assertThrows(DeviceException.class, () -> gate.gemm(false, false, 0, 2, 2, 1f, mine, mine, 0f, mine))
+                assertThrows(
+                                DeviceException.class,
+                                () -> gate.launch(new Gemm(false, false, 0, 2, 2, 1f, mine, mine, 0f, mine)))
                         .getMessage());
         assertTrue(counted.isEmpty(), "a refused call is not counted: " + counted);
-        gate.add(mine, mine, mine, 8);
+        gate.launch(new Add(mine, mine, mine, 8));
         assertEquals(List.of("add 8"), counted);
     }
 
@@ -218,12 +207,7 @@ class KernelOpTest {
         List<String> ran = new ArrayList<>(), counted = new ArrayList<>(), toldStream = new ArrayList<>();
         Kernels gate = new InstrumentedKernels(
                 HERE,
-                new KernelOp.Wrapper() {
-                    @Override
-                    protected void call(KernelOp.Call call) {
-                        ran.add(call.op().kernelName());
-                    }
-                },
+                call -> ran.add(call.op().kernelName()),
                 (call, nanos) -> counted.add(call.op().kernelName()));
         Buffer mine = buffer(HERE, 8), theirs = buffer(THERE, 8);
         KernelObserver stream = (call, nanos) -> toldStream.add(call.op().kernelName());

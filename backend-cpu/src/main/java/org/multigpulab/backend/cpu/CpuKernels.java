@@ -8,6 +8,29 @@ import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvPoolShape;
 import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.KernelOp.Add;
+import org.multigpulab.device.KernelOp.ArgmaxMatches;
+import org.multigpulab.device.KernelOp.AvgPoolBackward;
+import org.multigpulab.device.KernelOp.AvgPoolForward;
+import org.multigpulab.device.KernelOp.Axpy;
+import org.multigpulab.device.KernelOp.BiasAdd;
+import org.multigpulab.device.KernelOp.BiasAddBackward;
+import org.multigpulab.device.KernelOp.Call;
+import org.multigpulab.device.KernelOp.Conv2dBackwardData;
+import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
+import org.multigpulab.device.KernelOp.Conv2dBiasForward;
+import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.Conv2dForward;
+import org.multigpulab.device.KernelOp.Fill;
+import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.ReluBackward;
+import org.multigpulab.device.KernelOp.ReluForward;
+import org.multigpulab.device.KernelOp.Scale;
+import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyBackward;
+import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyForward;
 import org.multigpulab.device.KernelStream;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
@@ -107,13 +130,45 @@ final class CpuKernels implements Kernels {
     }
 
     @Override
-    public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
+    public void launch(Call call) {
+        switch (call) {
+            case Conv2dForward(var x, var w, var y, var s) -> conv2dForward(x, w, y, s);
+            case Conv2dBackwardData(var dy, var w, var dx, var s) -> conv2dBackwardData(dy, w, dx, s);
+            case Conv2dBackwardFilter(var x, var dy, var dw, var s) -> conv2dBackwardFilter(x, dy, dw, s);
+            case BiasAdd(var y, var b, var s) -> biasAdd(y, b, s);
+            case BiasAddBackward(var dy, var db, var s) -> biasAddBackward(dy, db, s);
+            case AvgPoolForward(var x, var y, var s) -> avgPoolForward(x, y, s);
+            case AvgPoolBackward(var dy, var dx, var s) -> avgPoolBackward(dy, dx, s);
+            case ReluForward(var x, var y, var n) -> reluForward(x, y, n);
+            case ReluBackward(var x, var dy, var dx, var n) -> reluBackward(x, dy, dx, n);
+            case Conv2dBiasForward(var x, var w, var b, var y, var s) -> conv2dBiasForward(x, w, b, y, s);
+            case ReluAvgPoolForward(var x, var y, var s) -> reluAvgPoolForward(x, y, s);
+            case ReluAvgPoolBackward(var x, var dy, var dx, var s) -> reluAvgPoolBackward(x, dy, dx, s);
+            case Conv2dBiasReluAvgPoolForward(var x, var w, var b, var y, var s) ->
+                conv2dBiasReluAvgPoolForward(x, w, b, y, s);
+            case Conv2dBiasReluAvgPoolBackward(var x, var w, var b, var dy, var dw, var db, var s) ->
+                conv2dBiasReluAvgPoolBackward(x, w, b, dy, dw, db, s);
+            case KernelOp.Gemm(var transA, var transB, var m, var n, var k, var alpha, var a, var b, var beta, var c) ->
+                gemm(transA, transB, m, n, k, alpha, a, b, beta, c);
+            case SoftmaxCrossEntropyForward(var logits, var labels, var loss, var batch, var classes) ->
+                softmaxCrossEntropyForward(logits, labels, loss, batch, classes);
+            case SoftmaxCrossEntropyBackward(var logits, var labels, var dlogits, var batch, var classes) ->
+                softmaxCrossEntropyBackward(logits, labels, dlogits, batch, classes);
+            case Axpy(var alpha, var x, var y, var n) -> axpy(alpha, x, y, n);
+            case Scale(var alpha, var x, var n) -> scale(alpha, x, n);
+            case Add(var a, var b, var out, var n) -> add(a, b, out, n);
+            case Fill(var value, var x, var n) -> fill(value, x, n);
+            case ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
+                argmaxMatches(logits, labels, count, batch, classes);
+        }
+    }
+
+    private void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
         CpuBuffer yb = cpu(y);
         convolve(cpu(x), cpu(w), null, yb.data, yb.offset, s);
     }
 
-    @Override
-    public void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
+    private void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
         CpuBuffer yb = cpu(y);
         convolve(cpu(x), cpu(w), cpu(b), yb.data, yb.offset, s);
     }
@@ -148,8 +203,7 @@ final class CpuKernels implements Kernels {
         });
     }
 
-    @Override
-    public void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
+    private void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
         CpuBuffer dyb = cpu(dy), wb = cpu(w), dxb = cpu(dx);
         ConvPanels cp = panels(s);
         int co = s.outChannels(), taps = cp.taps();
@@ -172,8 +226,7 @@ final class CpuKernels implements Kernels {
         });
     }
 
-    @Override
-    public void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
+    private void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
         CpuBuffer xb = cpu(x), dyb = cpu(dy), dwb = cpu(dw);
         ConvPanels cp = panels(s);
         int co = s.outChannels(), taps = cp.taps();
@@ -261,8 +314,7 @@ final class CpuKernels implements Kernels {
      * ({@link FusedFirstLayer#suits}), the convolution goes through panels into a scratch array and is pooled
      * from there, as the separate ops do.
      */
-    @Override
-    public void conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s) {
+    private void conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
         if (!FusedFirstLayer.suits(s.conv())) {
             float[] output = convolution.get(s.conv().outputLength());
@@ -290,8 +342,7 @@ final class CpuKernels implements Kernels {
      * at the chunk's end. The separate ops sum panels of a few images each, so the two round differently. Whole
      * rows whatever the shape: training fuses the first layer only, where they suit.
      */
-    @Override
-    public void conv2dBiasReluAvgPoolBackward(
+    private void conv2dBiasReluAvgPoolBackward(
             Buffer x, Buffer w, Buffer b, Buffer dy, Buffer dw, Buffer db, ConvPoolShape s) {
         CpuBuffer xb = cpu(x), dyb = cpu(dy), dwb = cpu(dw), dbb = cpu(db);
         FusedFirstLayer layer = firstLayer(s);
@@ -330,8 +381,7 @@ final class CpuKernels implements Kernels {
 
     // --- bias ------------------------------------------------------------------------------------------
 
-    @Override
-    public void biasAdd(Buffer y, Buffer b, BiasShape s) {
+    private void biasAdd(Buffer y, Buffer b, BiasShape s) {
         CpuBuffer yb = cpu(y), bb = cpu(b);
         int channels = s.channels(), inner = s.inner();
         Parallel.forRange(s.outer(), s.length(), (chunk, from, to) -> {
@@ -355,8 +405,7 @@ final class CpuKernels implements Kernels {
         });
     }
 
-    @Override
-    public void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
+    private void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
         CpuBuffer dyb = cpu(dy), dbb = cpu(db);
         int chunks = Parallel.chunks(s.outer(), s.length()), channels = s.channels(), inner = s.inner();
         float[] sums = partialSums(chunks * channels);
@@ -385,14 +434,12 @@ final class CpuKernels implements Kernels {
 
     // --- average pooling -------------------------------------------------------------------------------
 
-    @Override
-    public void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
+    private void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
         pool(xb.data, xb.offset, yb.data, yb.offset, s, Float.NaN);
     }
 
-    @Override
-    public void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
+    private void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
         pool(xb.data, xb.offset, yb.data, yb.offset, s, 0f);
     }
@@ -406,13 +453,11 @@ final class CpuKernels implements Kernels {
         });
     }
 
-    @Override
-    public void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
+    private void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
         poolBackward(null, cpu(dy), cpu(dx), s);
     }
 
-    @Override
-    public void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
+    private void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
         poolBackward(cpu(x), cpu(dy), cpu(dx), s);
     }
 
@@ -436,14 +481,12 @@ final class CpuKernels implements Kernels {
 
     // --- ReLU ------------------------------------------------------------------------------------------
 
-    @Override
-    public void reluForward(Buffer x, Buffer y, int n) {
+    private void reluForward(Buffer x, Buffer y, int n) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
         Parallel.forRange(n, n, (chunk, from, to) -> Vectors.relu(xb.data, xb.offset, yb.data, yb.offset, from, to));
     }
 
-    @Override
-    public void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
+    private void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
         CpuBuffer xb = cpu(x), dyb = cpu(dy), dxb = cpu(dx);
         // A mask instead of a branch: half the activations are negative at random, which a branch mispredicts
         // (measured 8.9 ms against 0.8 for conv1's 3.5 million at batch 256)
@@ -456,8 +499,7 @@ final class CpuKernels implements Kernels {
 
     // --- matrix multiply -------------------------------------------------------------------------------
 
-    @Override
-    public void gemm(
+    private void gemm(
             boolean transA,
             boolean transB,
             int m,
@@ -508,8 +550,7 @@ final class CpuKernels implements Kernels {
 
     // --- softmax cross-entropy -------------------------------------------------------------------------
 
-    @Override
-    public void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
+    private void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
         CpuBuffer lb = cpu(logits), yb = cpu(labels), out = cpu(loss);
         for (int r = 0; r < batch; r++) {
             int row = lb.offset + r * classes;
@@ -526,8 +567,7 @@ final class CpuKernels implements Kernels {
         }
     }
 
-    @Override
-    public void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
+    private void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
         CpuBuffer lb = cpu(logits), yb = cpu(labels), db = cpu(dlogits);
         for (int r = 0; r < batch; r++) {
             int row = lb.offset + r * classes;
@@ -550,40 +590,35 @@ final class CpuKernels implements Kernels {
 
     // --- BLAS-1 ----------------------------------------------------------------------------------------
 
-    @Override
-    public void axpy(float alpha, Buffer x, Buffer y, int n) {
+    private void axpy(float alpha, Buffer x, Buffer y, int n) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
         for (int i = 0; i < n; i++) {
             yb.data[yb.offset + i] += alpha * xb.data[xb.offset + i];
         }
     }
 
-    @Override
-    public void scale(float alpha, Buffer x, int n) {
+    private void scale(float alpha, Buffer x, int n) {
         CpuBuffer xb = cpu(x);
         for (int i = 0; i < n; i++) {
             xb.data[xb.offset + i] *= alpha;
         }
     }
 
-    @Override
-    public void add(Buffer a, Buffer b, Buffer out, int n) {
+    private void add(Buffer a, Buffer b, Buffer out, int n) {
         CpuBuffer ab = cpu(a), bb = cpu(b), ob = cpu(out);
         for (int i = 0; i < n; i++) {
             ob.data[ob.offset + i] = ab.data[ab.offset + i] + bb.data[bb.offset + i];
         }
     }
 
-    @Override
-    public void fill(float value, Buffer x, int n) {
+    private void fill(float value, Buffer x, int n) {
         CpuBuffer xb = cpu(x);
         Arrays.fill(xb.data, xb.offset, xb.offset + n, value);
     }
 
     // --- metrics ---------------------------------------------------------------------------------------
 
-    @Override
-    public void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
+    private void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
         CpuBuffer lb = cpu(logits), yb = cpu(labels), cb = cpu(count);
         int matches = 0;
         for (int r = 0; r < batch; r++) {

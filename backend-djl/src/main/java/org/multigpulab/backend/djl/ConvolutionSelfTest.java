@@ -6,6 +6,9 @@ import java.util.Random;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelOp.Conv2dBackwardData;
+import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
+import org.multigpulab.device.KernelOp.Conv2dForward;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.conformance.Reference;
 
@@ -49,9 +52,9 @@ final class ConvolutionSelfTest {
                     Buffer yb = device.allocate(s.outputLength());
                     Buffer dxb = device.allocate(s.inputLength());
                     Buffer dwb = device.allocate(s.filterLength())) {
-                k.conv2dForward(xb, wb, yb, s);
-                k.conv2dBackwardData(dyb, wb, dxb, s);
-                k.conv2dBackwardFilter(xb, dyb, dwb, s);
+                k.launch(new Conv2dForward(xb, wb, yb, s));
+                k.launch(new Conv2dBackwardData(dyb, wb, dxb, s));
+                k.launch(new Conv2dBackwardFilter(xb, dyb, dwb, s));
                 double[] xd = Reference.wide(x), wd = Reference.wide(w), dyd = Reference.wide(dy);
                 Optional<String> wrong = compare("forward", s, device.download(yb), Reference.conv2dForward(xd, wd, s))
                         .or(() -> compare(

@@ -9,6 +9,28 @@ import java.util.function.Function;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.KernelOp.Add;
+import org.multigpulab.device.KernelOp.ArgmaxMatches;
+import org.multigpulab.device.KernelOp.AvgPoolBackward;
+import org.multigpulab.device.KernelOp.AvgPoolForward;
+import org.multigpulab.device.KernelOp.Axpy;
+import org.multigpulab.device.KernelOp.BiasAdd;
+import org.multigpulab.device.KernelOp.BiasAddBackward;
+import org.multigpulab.device.KernelOp.Call;
+import org.multigpulab.device.KernelOp.Conv2dBackwardData;
+import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
+import org.multigpulab.device.KernelOp.Conv2dBiasForward;
+import org.multigpulab.device.KernelOp.Conv2dForward;
+import org.multigpulab.device.KernelOp.Fill;
+import org.multigpulab.device.KernelOp.Fused;
+import org.multigpulab.device.KernelOp.Gemm;
+import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.ReluBackward;
+import org.multigpulab.device.KernelOp.ReluForward;
+import org.multigpulab.device.KernelOp.Scale;
+import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyBackward;
+import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyForward;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
@@ -47,7 +69,37 @@ final class DjlKernels implements Kernels {
     }
 
     @Override
-    public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
+    public void launch(Call call) {
+        switch (call) {
+            case Conv2dForward(var x, var w, var y, var s) -> conv2dForward(x, w, y, s);
+            case Conv2dBackwardData(var dy, var w, var dx, var s) -> conv2dBackwardData(dy, w, dx, s);
+            case Conv2dBackwardFilter(var x, var dy, var dw, var s) -> conv2dBackwardFilter(x, dy, dw, s);
+            case BiasAdd(var y, var b, var s) -> biasAdd(y, b, s);
+            case BiasAddBackward(var dy, var db, var s) -> biasAddBackward(dy, db, s);
+            case AvgPoolForward(var x, var y, var s) -> avgPoolForward(x, y, s);
+            case AvgPoolBackward(var dy, var dx, var s) -> avgPoolBackward(dy, dx, s);
+            case ReluForward(var x, var y, var n) -> reluForward(x, y, n);
+            case ReluBackward(var x, var dy, var dx, var n) -> reluBackward(x, dy, dx, n);
+            case Conv2dBiasForward(var x, var w, var b, var y, var s) -> conv2dBiasForward(x, w, b, y, s);
+            case ReluAvgPoolForward(var x, var y, var s) -> reluAvgPoolForward(x, y, s);
+            case ReluAvgPoolBackward(var x, var dy, var dx, var s) -> reluAvgPoolBackward(x, dy, dx, s);
+            case Gemm(var transA, var transB, var m, var n, var k, var alpha, var a, var b, var beta, var c) ->
+                gemm(transA, transB, m, n, k, alpha, a, b, beta, c);
+            case SoftmaxCrossEntropyForward(var logits, var labels, var loss, var batch, var classes) ->
+                softmaxCrossEntropyForward(logits, labels, loss, batch, classes);
+            case SoftmaxCrossEntropyBackward(var logits, var labels, var dlogits, var batch, var classes) ->
+                softmaxCrossEntropyBackward(logits, labels, dlogits, batch, classes);
+            case Axpy(var alpha, var x, var y, var n) -> axpy(alpha, x, y, n);
+            case Scale(var alpha, var x, var n) -> scale(alpha, x, n);
+            case Add(var a, var b, var out, var n) -> add(a, b, out, n);
+            case Fill(var value, var x, var n) -> fill(value, x, n);
+            case ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
+                argmaxMatches(logits, labels, count, batch, classes);
+            case Fused f -> f.launchComposed(this);
+        }
+    }
+
+    private void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
         into(y, s.outputLength(), m -> convolve(m, x, w, s));
     }
 
@@ -61,13 +113,11 @@ final class DjlKernels implements Kernels {
      * The convolution, then the bias added as {@link #biasAdd} adds it, before the result leaves libtorch: the
      * bits of the two ops (libtorch's own bias would be added inside the convolution, in another order).
      */
-    @Override
-    public void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
+    private void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
         into(y, s.outputLength(), m -> plusBias(m, convolve(m, x, w, s), b, s.bias()));
     }
 
-    @Override
-    public void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
+    private void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
         into(dx, s.inputLength(), m -> {
             NDArray g = in(m, dy, s.outputLength()).reshape(s.batch(), s.outChannels(), s.outHeight(), s.outWidth());
             NDArray f = in(m, w, s.filterLength())
@@ -82,8 +132,7 @@ final class DjlKernels implements Kernels {
         });
     }
 
-    @Override
-    public void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
+    private void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
         into(dw, s.filterLength(), m -> {
             // dw[o, c] = Σ_n x[n, c] ⋆ dy[n, o]: channels of x as the batch, images as the channels
             NDArray input = in(m, x, s.inputLength())
@@ -96,8 +145,7 @@ final class DjlKernels implements Kernels {
         });
     }
 
-    @Override
-    public void biasAdd(Buffer y, Buffer bias, BiasShape s) {
+    private void biasAdd(Buffer y, Buffer bias, BiasShape s) {
         into(y, s.length(), m -> plusBias(m, in(m, y, s.length()), bias, s));
     }
 
@@ -106,8 +154,7 @@ final class DjlKernels implements Kernels {
                 .add(in(m, bias, s.channels()).reshape(1, s.channels(), 1));
     }
 
-    @Override
-    public void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
+    private void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
         into(
                 db,
                 s.channels(),
@@ -116,8 +163,7 @@ final class DjlKernels implements Kernels {
                         .sum(new int[] {0, 2}));
     }
 
-    @Override
-    public void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
+    private void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
         into(
                 y,
                 s.outputLength(),
@@ -129,8 +175,7 @@ final class DjlKernels implements Kernels {
                 .avgPool(new Shape(s.window(), s.window()), new Shape(s.stride(), s.stride()), ZERO, false, true);
     }
 
-    @Override
-    public void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
+    private void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
         into(dx, s.inputLength(), m -> poolGradient(m, in(m, dy, s.outputLength()), s));
     }
 
@@ -155,8 +200,7 @@ final class DjlKernels implements Kernels {
         }
     }
 
-    @Override
-    public void reluForward(Buffer x, Buffer y, int n) {
+    private void reluForward(Buffer x, Buffer y, int n) {
         into(y, n, m -> relu(in(m, x, n)));
     }
 
@@ -164,8 +208,7 @@ final class DjlKernels implements Kernels {
         return x.getNDArrayInternal().relu();
     }
 
-    @Override
-    public void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
+    private void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
         into(dx, n, m -> reluGradient(in(m, x, n), in(m, dy, n)));
     }
 
@@ -174,24 +217,21 @@ final class DjlKernels implements Kernels {
     }
 
     /** ReLU then pooling, as libtorch runs them: two of its kernels, nothing stored in between. */
-    @Override
-    public void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
+    private void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
         into(
                 y,
                 s.outputLength(),
                 m -> pool(relu(in(m, x, s.inputLength())).reshape(1, s.planes(), s.height(), s.width()), s));
     }
 
-    @Override
-    public void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
+    private void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
         into(
                 dx,
                 s.inputLength(),
                 m -> reluGradient(in(m, x, s.inputLength()), poolGradient(m, in(m, dy, s.outputLength()), s)));
     }
 
-    @Override
-    public void gemm(
+    private void gemm(
             boolean transA,
             boolean transB,
             int m,
@@ -226,8 +266,7 @@ final class DjlKernels implements Kernels {
                 .toType(DataType.FLOAT32, false);
     }
 
-    @Override
-    public void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
+    private void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
         into(
                 loss,
                 batch,
@@ -239,8 +278,7 @@ final class DjlKernels implements Kernels {
                         .neg());
     }
 
-    @Override
-    public void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
+    private void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
         into(dlogits, (long) batch * classes, m -> {
             // softmax − one-hot, with the label's entry as minus the other classes' probabilities: p − 1 for a
             // confident p near 1 would cancel to a few float32 ulps of 1, far more than the entry itself
@@ -253,28 +291,23 @@ final class DjlKernels implements Kernels {
         });
     }
 
-    @Override
-    public void axpy(float alpha, Buffer x, Buffer y, int n) {
+    private void axpy(float alpha, Buffer x, Buffer y, int n) {
         into(y, n, m -> in(m, y, n).add(in(m, x, n).mul(alpha)));
     }
 
-    @Override
-    public void scale(float alpha, Buffer x, int n) {
+    private void scale(float alpha, Buffer x, int n) {
         into(x, n, m -> in(m, x, n).mul(alpha));
     }
 
-    @Override
-    public void add(Buffer a, Buffer bBuffer, Buffer out, int n) {
+    private void add(Buffer a, Buffer bBuffer, Buffer out, int n) {
         into(out, n, m -> in(m, a, n).add(in(m, bBuffer, n)));
     }
 
-    @Override
-    public void fill(float value, Buffer x, int n) {
+    private void fill(float value, Buffer x, int n) {
         into(x, n, m -> m.full(new Shape(n), value));
     }
 
-    @Override
-    public void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
+    private void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
         into(
                 count,
                 1,

@@ -15,6 +15,7 @@ import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.KernelOp.Scale;
 
 /** The djl backend on a machine without CUDA: one device, djl:cpu, offline, self-tested. */
 class DjlBackendTest {
@@ -47,7 +48,7 @@ class DjlBackendTest {
         Buffer a = d.upload(new float[] {1, 2, 3, 4, 5});
         Buffer b = d.allocate(3);
         d.copyFromPeer(a.slice(1, 3), b);
-        d.kernels().scale(10f, b.slice(1, 2), 2);
+        d.kernels().launch(new Scale(10f, b.slice(1, 2), 2));
         assertArrayEquals(new float[] {2, 30, 40}, d.download(b));
         assertArrayEquals(new float[] {1, 2, 3, 4, 5}, d.download(a), "the source is untouched");
         Device sim = Backends.open("sim", DeviceRequest.of(1)).getFirst();

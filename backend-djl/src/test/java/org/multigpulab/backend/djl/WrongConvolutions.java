@@ -9,6 +9,7 @@ import java.util.function.ToIntFunction;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelOp.Scale;
 import org.multigpulab.device.Kernels;
 
 /**
@@ -45,7 +46,7 @@ final class WrongConvolutions {
         Kernels wrong = proxy(Kernels.class, (p, method, args) -> {
             Object result = call(method, right, args);
             if (method.getName().equals(pass.method) && when.test((ConvShape) args[3])) {
-                right.scale(factor, (Buffer) args[2], pass.outputLength.applyAsInt((ConvShape) args[3]));
+                right.launch(new Scale(factor, (Buffer) args[2], pass.outputLength.applyAsInt((ConvShape) args[3])));
             }
             return result;
         });

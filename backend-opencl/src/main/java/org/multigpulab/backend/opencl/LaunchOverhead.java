@@ -6,6 +6,7 @@ import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
 import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.KernelOp.Fill;
 
 /**
  * Measures what one kernel launch costs on {@code opencl:0}, beyond the kernel's own work: a one-element
@@ -26,7 +27,7 @@ public final class LaunchOverhead {
             for (int round = 0; round < hostMicros.length + 2; round++) {
                 long start = System.nanoTime();
                 for (int i = 0; i < launches; i++) {
-                    device.kernels().fill(1f, one, 1);
+                    device.kernels().launch(new Fill(1f, one, 1));
                 }
                 device.synchronize();
                 if (round >= 2) { // two rounds of warm-up
@@ -35,7 +36,7 @@ public final class LaunchOverhead {
             }
             long[] deviceNanos = new long[101];
             for (int i = 0; i < deviceNanos.length; i++) {
-                deviceNanos[i] = device.profile(KernelOp.FILL, 1, 1f, one);
+                deviceNanos[i] = device.profile(KernelOp.of(KernelOp.Fill.class), 1, 1f, one);
             }
             Arrays.sort(hostMicros);
             Arrays.sort(deviceNanos);

@@ -50,8 +50,8 @@ final class OpenClDevice implements Device {
     private final MemorySegment queue;
     private final MemorySegment program;
     /**
-     * The kernels by name: one per op, named as the op ({@link KernelOp#kernelName()}), and each of
-     * {@link OpenClKernels#SUMMED_BY_GROUPS} again, {@code _by_groups}.
+     * The kernels by name, made at their first launch: one per op that has one, named as the op
+     * ({@link KernelOp#kernelName()}), and each of {@link OpenClKernels#SUMMED_BY_GROUPS} again, {@code _by_groups}.
      */
     private final Map<String, MemorySegment> kernelHandles = new HashMap<>();
 
@@ -101,15 +101,6 @@ final class OpenClDevice implements Device {
                 found.device(),
                 OpenCl.CL_QUEUE_PROFILING_ENABLE);
         program = build(found.device());
-        for (KernelOp op : KernelOp.values()) {
-            if (!OpenClKernels.COMPOSED.contains(op)) {
-                kernelHandles.put(op.kernelName(), kernel(op.kernelName()));
-            }
-        }
-        for (KernelOp op : OpenClKernels.SUMMED_BY_GROUPS) {
-            String name = OpenClKernels.byGroups(op);
-            kernelHandles.put(name, kernel(name));
-        }
         kernels = new InstrumentedKernels(this, new OpenClKernels(this), times);
     }
 
@@ -173,7 +164,7 @@ final class OpenClDevice implements Device {
             return OpenCl.create("clCreateKernel", OpenCl.clCreateKernel, arena, program, arena.allocateFrom(name));
         } catch (OpenClException e) {
             throw new OpenClException(
-                    e.getMessage() + ": every op of KernelOp but those OpenClKernels.COMPOSED, and again each of"
+                    e.getMessage() + ": every op that OpenClKernels launches as a kernel of its own, and again each of"
                             + " OpenClKernels.SUMMED_BY_GROUPS by groups, needs a __kernel void " + name
                             + "(…) in one of " + SOURCES,
                     e);
@@ -387,7 +378,7 @@ final class OpenClDevice implements Device {
      * {@code local} of 0 leaves the work-group's size to the driver.
      */
     private void enqueue(String name, long global, long local, MemorySegment event, Object[] args) {
-        MemorySegment kernel = kernelHandles.get(name);
+        MemorySegment kernel = kernelHandles.computeIfAbsent(name, this::kernel);
         int index = 0;
         try {
             for (Object arg : args) {

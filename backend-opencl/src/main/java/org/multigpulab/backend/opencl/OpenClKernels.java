@@ -1,36 +1,53 @@
 package org.multigpulab.backend.opencl;
 
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.Set;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.KernelOp.Add;
+import org.multigpulab.device.KernelOp.ArgmaxMatches;
+import org.multigpulab.device.KernelOp.AvgPoolBackward;
+import org.multigpulab.device.KernelOp.AvgPoolForward;
+import org.multigpulab.device.KernelOp.Axpy;
+import org.multigpulab.device.KernelOp.BiasAdd;
+import org.multigpulab.device.KernelOp.BiasAddBackward;
+import org.multigpulab.device.KernelOp.Call;
+import org.multigpulab.device.KernelOp.Conv2dBackwardData;
+import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
+import org.multigpulab.device.KernelOp.Conv2dBiasForward;
+import org.multigpulab.device.KernelOp.Conv2dForward;
+import org.multigpulab.device.KernelOp.Fill;
+import org.multigpulab.device.KernelOp.Fused;
+import org.multigpulab.device.KernelOp.Gemm;
+import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.ReluBackward;
+import org.multigpulab.device.KernelOp.ReluForward;
+import org.multigpulab.device.KernelOp.Scale;
+import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyBackward;
+import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyForward;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
 /**
- * The {@code opencl} device's kernels: each call enqueues one kernel of {@code kernels/*.cl} with one work-item
- * per element it writes. Arguments were checked by {@code InstrumentedKernels}.
+ * The {@code opencl} device's kernels: each call enqueues one kernel of {@code kernels/*.cl}, named as its op, with
+ * one work-item per element it writes; the fused first layer has no kernel of its own and launches its separate
+ * ops. Arguments were checked by {@code InstrumentedKernels}.
  */
 final class OpenClKernels implements Kernels {
-
-    /**
-     * The ops made of this backend's other kernels, as {@link Kernels}' defaults make them, with no
-     * {@code __kernel} of their own: the fused first layer, which gives the separate kernels' results in their
-     * passes over memory.
-     */
-    static final Set<KernelOp> COMPOSED =
-            EnumSet.of(KernelOp.CONV2D_BIAS_RELU_AVG_POOL_FORWARD, KernelOp.CONV2D_BIAS_RELU_AVG_POOL_BACKWARD);
 
     /**
      * The ops that sum many terms for few outputs, over a batch or a whole gradient, which come again as
      * {@code NAME_by_groups}: a work-group per output, its work-items' partial sums added in local memory
      * (reduce.cl), for the devices that {@link OpenClDevice#sumsByGroups}.
      */
-    static final Set<KernelOp> SUMMED_BY_GROUPS = EnumSet.of(
-            KernelOp.CONV2D_BACKWARD_FILTER, KernelOp.BIAS_ADD_BACKWARD, KernelOp.GEMM, KernelOp.ARGMAX_MATCHES);
+    static final Set<KernelOp> SUMMED_BY_GROUPS = Set.of(
+            KernelOp.of(Conv2dBackwardFilter.class),
+            KernelOp.of(BiasAddBackward.class),
+            KernelOp.of(Gemm.class),
+            KernelOp.of(ArgmaxMatches.class));
 
     private final OpenClDevice device;
 
@@ -65,66 +82,107 @@ final class OpenClKernels implements Kernels {
     }
 
     @Override
-    public void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
-        device.launch(KernelOp.CONV2D_FORWARD, s.outputLength(), with(new Object[] {x, w, y}, conv(s)));
+    public void launch(Call call) {
+        switch (call) {
+            case Conv2dForward(var x, var w, var y, var s) -> conv2dForward(x, w, y, s);
+            case Conv2dBackwardData(var dy, var w, var dx, var s) -> conv2dBackwardData(dy, w, dx, s);
+            case Conv2dBackwardFilter(var x, var dy, var dw, var s) -> conv2dBackwardFilter(x, dy, dw, s);
+            case BiasAdd(var y, var b, var s) -> biasAdd(y, b, s);
+            case BiasAddBackward(var dy, var db, var s) -> biasAddBackward(dy, db, s);
+            case AvgPoolForward(var x, var y, var s) -> avgPoolForward(x, y, s);
+            case AvgPoolBackward(var dy, var dx, var s) -> avgPoolBackward(dy, dx, s);
+            case ReluForward(var x, var y, var n) -> reluForward(x, y, n);
+            case ReluBackward(var x, var dy, var dx, var n) -> reluBackward(x, dy, dx, n);
+            case Conv2dBiasForward(var x, var w, var b, var y, var s) -> conv2dBiasForward(x, w, b, y, s);
+            case ReluAvgPoolForward(var x, var y, var s) -> reluAvgPoolForward(x, y, s);
+            case ReluAvgPoolBackward(var x, var dy, var dx, var s) -> reluAvgPoolBackward(x, dy, dx, s);
+            case Gemm(var transA, var transB, var m, var n, var k, var alpha, var a, var b, var beta, var c) ->
+                gemm(transA, transB, m, n, k, alpha, a, b, beta, c);
+            case SoftmaxCrossEntropyForward(var logits, var labels, var loss, var batch, var classes) ->
+                softmaxCrossEntropyForward(logits, labels, loss, batch, classes);
+            case SoftmaxCrossEntropyBackward(var logits, var labels, var dlogits, var batch, var classes) ->
+                softmaxCrossEntropyBackward(logits, labels, dlogits, batch, classes);
+            case Axpy(var alpha, var x, var y, var n) -> axpy(alpha, x, y, n);
+            case Scale(var alpha, var x, var n) -> scale(alpha, x, n);
+            case Add(var a, var b, var out, var n) -> add(a, b, out, n);
+            case Fill(var value, var x, var n) -> fill(value, x, n);
+            case ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
+                argmaxMatches(logits, labels, count, batch, classes);
+            case Fused f -> f.launchComposed(this);
+        }
     }
 
-    @Override
-    public void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
-        device.launch(KernelOp.CONV2D_BIAS_FORWARD, s.outputLength(), with(new Object[] {x, w, b, y}, conv(s)));
+    private void conv2dForward(Buffer x, Buffer w, Buffer y, ConvShape s) {
+        device.launch(KernelOp.of(Conv2dForward.class), s.outputLength(), with(new Object[] {x, w, y}, conv(s)));
     }
 
-    @Override
-    public void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
-        device.launch(KernelOp.CONV2D_BACKWARD_DATA, s.inputLength(), with(new Object[] {dy, w, dx}, conv(s)));
+    private void conv2dBiasForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvShape s) {
+        device.launch(KernelOp.of(Conv2dBiasForward.class), s.outputLength(), with(new Object[] {x, w, b, y}, conv(s)));
     }
 
-    @Override
-    public void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
-        summing(KernelOp.CONV2D_BACKWARD_FILTER, s.filterLength(), with(new Object[] {x, dy, dw}, conv(s)));
+    private void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
+        device.launch(KernelOp.of(Conv2dBackwardData.class), s.inputLength(), with(new Object[] {dy, w, dx}, conv(s)));
     }
 
-    @Override
-    public void biasAdd(Buffer y, Buffer b, BiasShape s) {
-        device.launch(KernelOp.BIAS_ADD, s.length(), y, b, s.channels(), s.inner());
+    private void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
+        summing(KernelOp.of(Conv2dBackwardFilter.class), s.filterLength(), with(new Object[] {x, dy, dw}, conv(s)));
     }
 
-    @Override
-    public void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
-        summing(KernelOp.BIAS_ADD_BACKWARD, s.channels(), dy, db, s.outer(), s.channels(), s.inner());
+    private void biasAdd(Buffer y, Buffer b, BiasShape s) {
+        device.launch(KernelOp.of(BiasAdd.class), s.length(), y, b, s.channels(), s.inner());
     }
 
-    @Override
-    public void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
-        device.launch(KernelOp.AVG_POOL_FORWARD, s.outputLength(), x, y, s.height(), s.width(), s.window(), s.stride());
+    private void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
+        summing(KernelOp.of(BiasAddBackward.class), s.channels(), dy, db, s.outer(), s.channels(), s.inner());
     }
 
-    @Override
-    public void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
+    private void avgPoolForward(Buffer x, Buffer y, PoolShape s) {
         device.launch(
-                KernelOp.AVG_POOL_BACKWARD, s.inputLength(), dy, dx, s.height(), s.width(), s.window(), s.stride());
+                KernelOp.of(AvgPoolForward.class),
+                s.outputLength(),
+                x,
+                y,
+                s.height(),
+                s.width(),
+                s.window(),
+                s.stride());
     }
 
-    @Override
-    public void reluForward(Buffer x, Buffer y, int n) {
-        device.launch(KernelOp.RELU_FORWARD, n, x, y);
-    }
-
-    @Override
-    public void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
-        device.launch(KernelOp.RELU_BACKWARD, n, x, dy, dx);
-    }
-
-    @Override
-    public void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
+    private void avgPoolBackward(Buffer dy, Buffer dx, PoolShape s) {
         device.launch(
-                KernelOp.RELU_AVG_POOL_FORWARD, s.outputLength(), x, y, s.height(), s.width(), s.window(), s.stride());
+                KernelOp.of(AvgPoolBackward.class),
+                s.inputLength(),
+                dy,
+                dx,
+                s.height(),
+                s.width(),
+                s.window(),
+                s.stride());
     }
 
-    @Override
-    public void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
+    private void reluForward(Buffer x, Buffer y, int n) {
+        device.launch(KernelOp.of(ReluForward.class), n, x, y);
+    }
+
+    private void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
+        device.launch(KernelOp.of(ReluBackward.class), n, x, dy, dx);
+    }
+
+    private void reluAvgPoolForward(Buffer x, Buffer y, PoolShape s) {
         device.launch(
-                KernelOp.RELU_AVG_POOL_BACKWARD,
+                KernelOp.of(ReluAvgPoolForward.class),
+                s.outputLength(),
+                x,
+                y,
+                s.height(),
+                s.width(),
+                s.window(),
+                s.stride());
+    }
+
+    private void reluAvgPoolBackward(Buffer x, Buffer dy, Buffer dx, PoolShape s) {
+        device.launch(
+                KernelOp.of(ReluAvgPoolBackward.class),
                 s.inputLength(),
                 x,
                 dy,
@@ -135,8 +193,7 @@ final class OpenClKernels implements Kernels {
                 s.stride());
     }
 
-    @Override
-    public void gemm(
+    private void gemm(
             boolean transA,
             boolean transB,
             int m,
@@ -150,44 +207,37 @@ final class OpenClKernels implements Kernels {
         Object[] args = {transA ? 1 : 0, transB ? 1 : 0, m, n, k, alpha, a, b, beta, c};
         long outputs = (long) m * n;
         if (k > outputs) { // fewer outputs than terms in each
-            summing(KernelOp.GEMM, outputs, args);
+            summing(KernelOp.of(Gemm.class), outputs, args);
         } else {
-            device.launch(KernelOp.GEMM, outputs, args);
+            device.launch(KernelOp.of(Gemm.class), outputs, args);
         }
     }
 
-    @Override
-    public void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
-        device.launch(KernelOp.SOFTMAX_XENT_FORWARD, batch, logits, labels, loss, classes);
+    private void softmaxCrossEntropyForward(Buffer logits, Buffer labels, Buffer loss, int batch, int classes) {
+        device.launch(KernelOp.of(SoftmaxCrossEntropyForward.class), batch, logits, labels, loss, classes);
     }
 
-    @Override
-    public void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
-        device.launch(KernelOp.SOFTMAX_XENT_BACKWARD, batch, logits, labels, dlogits, classes);
+    private void softmaxCrossEntropyBackward(Buffer logits, Buffer labels, Buffer dlogits, int batch, int classes) {
+        device.launch(KernelOp.of(SoftmaxCrossEntropyBackward.class), batch, logits, labels, dlogits, classes);
     }
 
-    @Override
-    public void axpy(float alpha, Buffer x, Buffer y, int n) {
-        device.launch(KernelOp.AXPY, n, alpha, x, y);
+    private void axpy(float alpha, Buffer x, Buffer y, int n) {
+        device.launch(KernelOp.of(Axpy.class), n, alpha, x, y);
     }
 
-    @Override
-    public void scale(float alpha, Buffer x, int n) {
-        device.launch(KernelOp.SCALE, n, alpha, x);
+    private void scale(float alpha, Buffer x, int n) {
+        device.launch(KernelOp.of(Scale.class), n, alpha, x);
     }
 
-    @Override
-    public void add(Buffer a, Buffer b, Buffer out, int n) {
-        device.launch(KernelOp.ADD, n, a, b, out);
+    private void add(Buffer a, Buffer b, Buffer out, int n) {
+        device.launch(KernelOp.of(Add.class), n, a, b, out);
     }
 
-    @Override
-    public void fill(float value, Buffer x, int n) {
-        device.launch(KernelOp.FILL, n, value, x);
+    private void fill(float value, Buffer x, int n) {
+        device.launch(KernelOp.of(Fill.class), n, value, x);
     }
 
-    @Override
-    public void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
-        summing(KernelOp.ARGMAX_MATCHES, 1, logits, labels, count, batch, classes);
+    private void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
+        summing(KernelOp.of(ArgmaxMatches.class), 1, logits, labels, count, batch, classes);
     }
 }

@@ -10,6 +10,8 @@ import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
 import org.multigpulab.device.DeviceStats;
+import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
+import org.multigpulab.device.KernelOp.Fill;
 import org.multigpulab.device.KernelTime;
 
 /** The kernels' times in an {@code opencl} device's stats are the device's own, each on the call that made it. */
@@ -28,9 +30,9 @@ class DeviceTimesTest {
                 Buffer dw = device.allocate(HEAVY.filterLength())) {
             int fills = 3000; // more than DeviceTimes keeps before it reads the first half
             for (int i = 0; i < fills; i++) {
-                device.kernels().fill(i, one, 1);
+                device.kernels().launch(new Fill(i, one, 1));
                 if (i % 1000 == 500) {
-                    device.kernels().conv2dBackwardFilter(x, dy, dw, HEAVY);
+                    device.kernels().launch(new Conv2dBackwardFilter(x, dy, dw, HEAVY));
                 }
             }
             // no synchronize: stats() waits for what was launched

@@ -87,8 +87,11 @@ record DeviceProfile(
      * fixed cost, which was measured from the host: on the processor, the thread that launches also computes.
      */
     static DeviceProfile measured(HostCalibration calibration, long memoryBytes) {
-        KernelCost conv = calibration.kernels().get(KernelOp.CONV2D_FORWARD.kernelName());
-        KernelCost add = calibration.kernels().get(KernelOp.ADD.kernelName());
+        KernelCost conv = calibration
+                .kernels()
+                .get(KernelOp.of(KernelOp.Conv2dForward.class).kernelName());
+        KernelCost add =
+                calibration.kernels().get(KernelOp.of(KernelOp.Add.class).kernelName());
         return new DeviceProfile(
                 HOST, "host", 1 / conv.secPerFlop(), 1 / add.secPerByte(), memoryBytes, 0, Topology.HOST, calibration);
     }

@@ -7,8 +7,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
@@ -57,7 +57,7 @@ record HostCalibration(
             List<Runnable> work = new ArrayList<>();
             List<Long> sizes = new ArrayList<>();
             for (KernelOp.Call call : cases.calls()) {
-                work.add(() -> call.launch(physical.kernels()));
+                work.add(() -> physical.kernels().launch(call));
                 sizes.add(call.flops() + call.bytes());
             }
             work.add(() -> physical.copyFromPeer(small, smallToo));
@@ -122,7 +122,19 @@ record HostCalibration(
             case KernelOp.Gemm g -> kind(call) + "@" + g.n() + "x" + g.k();
             case KernelOp.BiasAdd b -> kind(call) + "@" + biasLayout(b.s());
             case KernelOp.BiasAddBackward b -> kind(call) + "@" + biasLayout(b.s());
-            default -> kind(call);
+            case KernelOp.AvgPoolForward p -> kind(call);
+            case KernelOp.AvgPoolBackward p -> kind(call);
+            case KernelOp.ReluForward r -> kind(call);
+            case KernelOp.ReluBackward r -> kind(call);
+            case KernelOp.ReluAvgPoolForward r -> kind(call);
+            case KernelOp.ReluAvgPoolBackward r -> kind(call);
+            case KernelOp.SoftmaxCrossEntropyForward l -> kind(call);
+            case KernelOp.SoftmaxCrossEntropyBackward l -> kind(call);
+            case KernelOp.Axpy a -> kind(call);
+            case KernelOp.Scale a -> kind(call);
+            case KernelOp.Add a -> kind(call);
+            case KernelOp.Fill f -> kind(call);
+            case KernelOp.ArgmaxMatches a -> kind(call);
         };
     }
 
@@ -146,7 +158,7 @@ record HostCalibration(
     /** What the table kept under {@code shape} is read by, as {@link #size} counts it: {@code flops} or {@code bytes}. */
     static String sizeUnit(String shape) {
         String kind = shape.split("@")[0];
-        boolean byFlops = Stream.of(KernelOp.values())
+        boolean byFlops = KernelOp.all().stream()
                 .filter(op -> kind.equals(op.kernelName()) || kind.startsWith(op.kernelName() + "_"))
                 .anyMatch(HostCalibration::sizedByFlops);
         return byFlops ? "flops" : "bytes";
@@ -154,17 +166,17 @@ record HostCalibration(
 
     /** The kernels whose calls are layers, sized by their FLOPs: convolutions and matrix products. */
     private static boolean sizedByFlops(KernelOp op) {
-        return switch (op) {
-            case CONV2D_FORWARD,
-                    CONV2D_BIAS_FORWARD,
-                    CONV2D_BACKWARD_DATA,
-                    CONV2D_BACKWARD_FILTER,
-                    CONV2D_BIAS_RELU_AVG_POOL_FORWARD,
-                    CONV2D_BIAS_RELU_AVG_POOL_BACKWARD,
-                    GEMM -> true;
-            default -> false;
-        };
+        return BY_FLOPS.contains(op.type());
     }
+
+    private static final Set<Class<? extends KernelOp.Call>> BY_FLOPS = Set.of(
+            KernelOp.Conv2dForward.class,
+            KernelOp.Conv2dBiasForward.class,
+            KernelOp.Conv2dBackwardData.class,
+            KernelOp.Conv2dBackwardFilter.class,
+            KernelOp.Conv2dBiasReluAvgPoolForward.class,
+            KernelOp.Conv2dBiasReluAvgPoolBackward.class,
+            KernelOp.Gemm.class);
 
     /**
      * The simulated seconds of {@code call} on this device: read from its layer's table (or its element-wise

@@ -2,6 +2,7 @@ package org.multigpulab.backend.sim;
 
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.Kernels;
 
 /**
  * A logical GPU's kernels: each call is charged to the timeline (after the buffers it reads are written and the
@@ -10,7 +11,7 @@ import org.multigpulab.device.KernelOp;
  * charged. The {@code InstrumentedKernels} in front has already checked that every buffer belongs to this logical
  * GPU.
  */
-final class SimKernels extends KernelOp.Wrapper {
+final class SimKernels implements Kernels {
 
     private final SimCluster cluster;
     private final int device;
@@ -24,7 +25,7 @@ final class SimKernels extends KernelOp.Wrapper {
     }
 
     @Override
-    protected void call(KernelOp.Call call) {
+    public void launch(KernelOp.Call call) {
         cluster.timeline().kernel(device, comm, call);
         if (cluster.physical() != null) {
             cluster.queue(device, call);

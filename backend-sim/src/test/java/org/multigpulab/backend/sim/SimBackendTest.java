@@ -15,6 +15,11 @@ import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceId;
 import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.KernelOp.Axpy;
+import org.multigpulab.device.KernelOp.Fill;
+import org.multigpulab.device.KernelOp.Gemm;
+import org.multigpulab.device.KernelOp.ReluForward;
+import org.multigpulab.device.KernelOp.Scale;
 import org.multigpulab.device.OutOfDeviceMemoryException;
 import org.multigpulab.device.Timeline;
 
@@ -48,7 +53,7 @@ class SimBackendTest {
         Buffer onOne = devices.get(1).upload(new float[] {1, 2});
         Buffer onZero = devices.get(0).allocate(2);
         DeviceException e = assertThrows(
-                DeviceException.class, () -> devices.get(0).kernels().reluForward(onOne, onZero, 2));
+                DeviceException.class, () -> devices.get(0).kernels().launch(new ReluForward(onOne, onZero, 2)));
         assertTrue(e.getMessage().contains("sim:1") && e.getMessage().contains("sim:0"), e.getMessage());
     }
 
@@ -65,14 +70,14 @@ class SimBackendTest {
             Device device = devices.get(d);
             xs.add(device.upload(new float[] {d + 1, d + 1, d + 1}));
             ys.add(device.allocate(3));
-            device.kernels().fill(0f, ys.get(d), 3);
-            device.kernels().axpy(1f, xs.get(d), ys.get(d), 3); // y = x, x read while queued
+            device.kernels().launch(new Fill(0f, ys.get(d), 3));
+            device.kernels().launch(new Axpy(1f, xs.get(d), ys.get(d), 3)); // y = x, x read while queued
         }
         long launched = devices.get(2).stats().kernelLaunches();
         assertEquals(2, launched, "the stats count the calls queued so far");
         for (int d = 0; d < devices.size(); d++) {
             devices.get(d).upload(new float[] {-9, -9, -9}, 0, xs.get(d)); // x overwritten after y = x
-            devices.get(d).kernels().scale(2f, ys.get(d), 3);
+            devices.get(d).kernels().launch(new Scale(2f, ys.get(d), 3));
         }
         Buffer copied = devices.get(0).allocate(3);
         devices.get(0).copyFromPeer(ys.get(3), copied);
@@ -91,9 +96,9 @@ class SimBackendTest {
         for (List<Device> devices : List.of(timeOnly, computing)) {
             Buffer src = devices.get(0).upload(new float[] {1, 2, 3});
             Buffer dst = devices.get(1).allocate(3);
-            devices.get(0).kernels().fill(9f, src, 3);
+            devices.get(0).kernels().launch(new Fill(9f, src, 3));
             devices.get(1).copyFromPeer(src, dst);
-            devices.get(1).kernels().scale(2f, dst, 3);
+            devices.get(1).kernels().launch(new Scale(2f, dst, 3));
             results.add(devices.get(1).download(dst));
         }
         assertArrayEquals(new float[] {0, 0, 0}, results.get(0), "a time-only GPU holds no data");
@@ -115,7 +120,7 @@ class SimBackendTest {
         Buffer src = devices.get(0).upload(new float[] {1, 2, 3});
         Buffer dst = devices.get(1).allocate(3);
         devices.get(1).copyFromPeer(src, dst);
-        devices.get(0).kernels().fill(9f, src, 3); // the copy must not share memory with the source
+        devices.get(0).kernels().launch(new Fill(9f, src, 3)); // the copy must not share memory with the source
         assertArrayEquals(new float[] {1, 2, 3}, devices.get(1).download(dst));
         assertEquals(12, devices.get(1).stats().bytesFromPeers());
         assertEquals(0, devices.get(0).stats().bytesFromPeers());
@@ -187,10 +192,10 @@ class SimBackendTest {
         for (int d = 0; d < 2; d++) {
             Device device = devices.get(d);
             Buffer a = device.allocate(n * n), c = device.allocate(n * n);
-            device.kernels().fill(1f, a, n * n);
+            device.kernels().launch(new Fill(1f, a, n * n));
             device.synchronize();
             double start = device.timeline().orElseThrow().now();
-            device.kernels().gemm(false, false, n, n, n, 1f, a, a, 0f, c);
+            device.kernels().launch(new Gemm(false, false, n, n, n, 1f, a, a, 0f, c));
             device.synchronize();
             seconds[d] = device.timeline().orElseThrow().now() - start;
         }

@@ -16,6 +16,21 @@ import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceRequest;
 import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.KernelOp.Add;
+import org.multigpulab.device.KernelOp.AvgPoolBackward;
+import org.multigpulab.device.KernelOp.AvgPoolForward;
+import org.multigpulab.device.KernelOp.BiasAddBackward;
+import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
+import org.multigpulab.device.KernelOp.Conv2dBiasForward;
+import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.Fill;
+import org.multigpulab.device.KernelOp.Gemm;
+import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.ReluBackward;
+import org.multigpulab.device.KernelOp.ReluForward;
+import org.multigpulab.device.KernelOp.Scale;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 import org.multigpulab.device.Timeline;
@@ -47,12 +62,14 @@ class SimTimelineTest {
                 c = d.get(0).allocate(512 * 512);
         Timeline t = timeline(d);
         double before = t.now();
-        d.get(0).kernels().gemm(false, false, 512, 512, 512, 1f, a, b, 0f, c); // 268 MFLOP, 3 MB: arithmetic
+        d.get(0)
+                .kernels()
+                .launch(new Gemm(false, false, 512, 512, 512, 1f, a, b, 0f, c)); // 268 MFLOP, 3 MB: arithmetic
         double gemm = t.now() - before;
         KernelOp.Call g = new KernelOp.Gemm(false, false, 512, 512, 512, 1f, a, b, 0f, c);
         assertEquals(T4.launchSec() + g.flops() / T4.flopsPerSec(), gemm, EPS);
         before = t.now();
-        d.get(0).kernels().add(a, b, c, 512 * 512); // 0.26 MFLOP, 3 MB: memory
+        d.get(0).kernels().launch(new Add(a, b, c, 512 * 512)); // 0.26 MFLOP, 3 MB: memory
         // the host issued it while the GEMM ran, so it follows the GEMM without a launch gap
         assertEquals(new KernelOp.Add(a, b, c, 512 * 512).bytes() / T4.memoryBytesPerSec(), t.now() - before, EPS);
     }
@@ -69,12 +86,12 @@ class SimTimelineTest {
         Buffer dx0 = d.get(0).allocate(pool.inputLength()), dx1 = d.get(1).allocate(pool.inputLength());
         Buffer x1 = d.get(1).allocate(pool.inputLength()), y1 = d.get(1).allocate(pool.outputLength());
         Buffer a1 = d.get(1).allocate(pool.inputLength());
-        d.get(0).kernels().reluAvgPoolForward(x0, y0, pool);
-        d.get(0).kernels().reluAvgPoolBackward(x0, y0, dx0, pool);
-        d.get(1).kernels().reluForward(x1, a1, pool.inputLength());
-        d.get(1).kernels().avgPoolForward(a1, y1, pool);
-        d.get(1).kernels().avgPoolBackward(y1, a1, pool);
-        d.get(1).kernels().reluBackward(x1, a1, dx1, pool.inputLength());
+        d.get(0).kernels().launch(new ReluAvgPoolForward(x0, y0, pool));
+        d.get(0).kernels().launch(new ReluAvgPoolBackward(x0, y0, dx0, pool));
+        d.get(1).kernels().launch(new ReluForward(x1, a1, pool.inputLength()));
+        d.get(1).kernels().launch(new AvgPoolForward(a1, y1, pool));
+        d.get(1).kernels().launch(new AvgPoolBackward(y1, a1, pool));
+        d.get(1).kernels().launch(new ReluBackward(x1, a1, dx1, pool.inputLength()));
         List<Timeline.DeviceTime> times = timeline(d).devices();
         assertEquals(times.get(1).computeSec(), times.get(0).computeSec(), EPS);
         assertEquals(times.get(1).kernels(), times.get(0).kernels(), "the kernels each GPU is charged with");
@@ -105,17 +122,17 @@ class SimTimelineTest {
             };
         }
         Buffer[] f = buffers[0], s = buffers[1];
-        d.get(0).kernels().conv2dBiasReluAvgPoolForward(f[0], f[1], f[2], f[3], first);
-        d.get(0).kernels().conv2dBiasReluAvgPoolBackward(f[0], f[1], f[2], f[3], f[4], f[5], first);
+        d.get(0).kernels().launch(new Conv2dBiasReluAvgPoolForward(f[0], f[1], f[2], f[3], first));
+        d.get(0).kernels().launch(new Conv2dBiasReluAvgPoolBackward(f[0], f[1], f[2], f[3], f[4], f[5], first));
         Buffer conv = d.get(1).allocate(c.outputLength()), rectified = d.get(1).allocate(c.outputLength());
         Kernels k = d.get(1).kernels();
-        k.conv2dBiasForward(s[0], s[1], s[2], conv, c);
-        k.reluForward(conv, rectified, c.outputLength());
-        k.avgPoolForward(rectified, s[3], first.pool());
-        k.avgPoolBackward(s[3], rectified, first.pool());
-        k.reluBackward(conv, rectified, rectified, c.outputLength());
-        k.conv2dBackwardFilter(s[0], rectified, s[4], c);
-        k.biasAddBackward(rectified, s[5], c.bias());
+        k.launch(new Conv2dBiasForward(s[0], s[1], s[2], conv, c));
+        k.launch(new ReluForward(conv, rectified, c.outputLength()));
+        k.launch(new AvgPoolForward(rectified, s[3], first.pool()));
+        k.launch(new AvgPoolBackward(s[3], rectified, first.pool()));
+        k.launch(new ReluBackward(conv, rectified, rectified, c.outputLength()));
+        k.launch(new Conv2dBackwardFilter(s[0], rectified, s[4], c));
+        k.launch(new BiasAddBackward(rectified, s[5], c.bias()));
         List<Timeline.DeviceTime> times = timeline(d).devices();
         assertEquals(times.get(1).computeSec(), times.get(0).computeSec(), EPS);
         assertEquals(times.get(1).kernels(), times.get(0).kernels(), "the kernels each GPU is charged with");
@@ -130,8 +147,8 @@ class SimTimelineTest {
         KernelOp.Call scale = new KernelOp.Scale(2f, x0, 1 << 20);
         double one = T4.kernelSeconds(scale);
         for (int i = 0; i < 3; i++) {
-            d.get(0).kernels().scale(2f, x0, 1 << 20);
-            d.get(1).kernels().scale(2f, x1, 1 << 20);
+            d.get(0).kernels().launch(new Scale(2f, x0, 1 << 20));
+            d.get(1).kernels().launch(new Scale(2f, x1, 1 << 20));
         }
         // GPU 1's first kernel is issued one launch after GPU 0's; each runs its three back to back
         assertEquals(2 * T4.launchSec() + 3 * one, timeline(d).now(), EPS);
@@ -146,16 +163,16 @@ class SimTimelineTest {
                 other = d.get(0).allocate(n),
                 received = d.get(1).allocate(n);
         Timeline t = timeline(d);
-        d.get(0).kernels().scale(2f, grad, n);
+        d.get(0).kernels().launch(new Scale(2f, grad, n));
         double kernel = t.now();
         d.get(1).copyFromPeer(grad, received);
         double copyEnd = t.now();
         assertEquals(kernel + PCIE3.seconds(4L * n), copyEnd, 1e-9, "the copy starts when the kernel ends");
-        d.get(0).kernels().scale(2f, other, n); // independent of the copy: overlaps it
+        d.get(0).kernels().launch(new Scale(2f, other, n)); // independent of the copy: overlaps it
         assertEquals(copyEnd, t.now(), EPS, "the second kernel ran while the copy was on the wire");
-        d.get(0).kernels().scale(2f, grad, n); // overwrites what the copy reads: must wait for it
+        d.get(0).kernels().launch(new Scale(2f, grad, n)); // overwrites what the copy reads: must wait for it
         assertTrue(t.now() > copyEnd + 1e-5);
-        d.get(1).kernels().scale(2f, received, n); // reads what the copy wrote: after it
+        d.get(1).kernels().launch(new Scale(2f, received, n)); // reads what the copy wrote: after it
         assertTrue(t.devices().get(1).computeSec() > 0);
     }
 
@@ -184,7 +201,7 @@ class SimTimelineTest {
         List<Device> d = open(2);
         int n = 1 << 20;
         Buffer x = d.get(0).allocate(n), y = d.get(1).allocate(n);
-        d.get(0).kernels().scale(2f, x, n);
+        d.get(0).kernels().launch(new Scale(2f, x, n));
         d.get(1).copyFromPeer(x, y);
         Timeline t = timeline(d);
         for (Timeline.DeviceTime dt : t.devices()) {
@@ -234,13 +251,13 @@ class SimTimelineTest {
     @Test
     void namedRangesAndEventsAreRecordedOnlyWhenAsked() {
         List<Device> quiet = open(1);
-        quiet.getFirst().kernels().fill(1f, quiet.getFirst().allocate(4), 4);
+        quiet.getFirst().kernels().launch(new Fill(1f, quiet.getFirst().allocate(4), 4));
         assertTrue(timeline(quiet).trace().isEmpty());
 
         List<Device> d = open(2, "trace", "on");
         Buffer x = d.get(0).allocate(1024), y = d.get(1).allocate(1024);
         try (Device.Range r = d.get(1).range("allreduce W1")) {
-            d.get(0).kernels().fill(1f, x, 1024);
+            d.get(0).kernels().launch(new Fill(1f, x, 1024));
             d.get(1).copyFromPeer(x, y);
         }
         List<Timeline.TraceEvent> events = timeline(d).trace();

@@ -3,6 +3,20 @@ package org.multigpulab.core.autograd;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.ConvPoolShape;
 import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.KernelOp.AvgPoolBackward;
+import org.multigpulab.device.KernelOp.AvgPoolForward;
+import org.multigpulab.device.KernelOp.BiasAdd;
+import org.multigpulab.device.KernelOp.BiasAddBackward;
+import org.multigpulab.device.KernelOp.Conv2dBackwardData;
+import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
+import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.Gemm;
+import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.ReluBackward;
+import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyBackward;
+import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyForward;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
@@ -32,9 +46,9 @@ public final class Ops {
         y.deferConvolution(new Tensor.Convolution(x, w, b, s));
         tape.record(y, () -> {
             if (tape.hasGrad(y)) {
-                tape.accumulateGrad(w, dw -> k.conv2dBackwardFilter(x.data(), y.grad(), dw, s));
-                tape.accumulateGrad(b, db -> k.biasAddBackward(y.grad(), db, s.bias()));
-                tape.accumulateGrad(x, dx -> k.conv2dBackwardData(y.grad(), w.data(), dx, s));
+                tape.accumulateGrad(w, dw -> k.launch(new Conv2dBackwardFilter(x.data(), y.grad(), dw, s)));
+                tape.accumulateGrad(b, db -> k.launch(new BiasAddBackward(y.grad(), db, s.bias())));
+                tape.accumulateGrad(x, dx -> k.launch(new Conv2dBackwardData(y.grad(), w.data(), dx, s)));
             }
         });
         return y;
@@ -52,7 +66,7 @@ public final class Ops {
         y.deferRelu(x);
         tape.record(y, () -> {
             if (tape.hasGrad(y)) {
-                tape.accumulateGrad(x, dx -> k.reluBackward(x.data(), y.grad(), dx, x.size()));
+                tape.accumulateGrad(x, dx -> k.launch(new ReluBackward(x.data(), y.grad(), dx, x.size())));
             }
         });
         return y;
@@ -73,23 +87,23 @@ public final class Ops {
         Tensor.Convolution c = rectified == null ? null : rectified.pendingConvolution();
         if (c != null && !c.x().requiresGrad()) {
             ConvPoolShape cs = new ConvPoolShape(c.s(), window, stride);
-            k.conv2dBiasReluAvgPoolForward(c.x().data(), c.w().data(), c.b().data(), y.data(), cs);
+            k.launch(new Conv2dBiasReluAvgPoolForward(c.x().data(), c.w().data(), c.b().data(), y.data(), cs));
             tape.record(
                     y,
                     () -> tape.accumulateGrads(
                             c.w(),
                             c.b(),
-                            (dw, db) -> k.conv2dBiasReluAvgPoolBackward(
-                                    c.x().data(), c.w().data(), c.b().data(), y.grad(), dw, db, cs)));
+                            (dw, db) -> k.launch(new Conv2dBiasReluAvgPoolBackward(
+                                    c.x().data(), c.w().data(), c.b().data(), y.grad(), dw, db, cs))));
         } else if (rectified != null) {
-            k.reluAvgPoolForward(rectified.data(), y.data(), s);
+            k.launch(new ReluAvgPoolForward(rectified.data(), y.data(), s));
             tape.record(
                     y,
                     () -> tape.accumulateGrad(
-                            rectified, dr -> k.reluAvgPoolBackward(rectified.data(), y.grad(), dr, s)));
+                            rectified, dr -> k.launch(new ReluAvgPoolBackward(rectified.data(), y.grad(), dr, s))));
         } else {
-            k.avgPoolForward(x.data(), y.data(), s);
-            tape.record(y, () -> tape.accumulateGrad(x, dx -> k.avgPoolBackward(y.grad(), dx, s)));
+            k.launch(new AvgPoolForward(x.data(), y.data(), s));
+            tape.record(y, () -> tape.accumulateGrad(x, dx -> k.launch(new AvgPoolBackward(y.grad(), dx, s))));
         }
         return y;
     }
@@ -103,13 +117,13 @@ public final class Ops {
         BiasShape bias = new BiasShape(n, out, 1);
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(x.requiresGrad() || w.requiresGrad() || b.requiresGrad(), n, out);
-        k.gemm(false, false, n, out, in, 1f, x.data(), w.data(), 0f, y.data());
-        k.biasAdd(y.data(), b.data(), bias);
+        k.launch(new Gemm(false, false, n, out, in, 1f, x.data(), w.data(), 0f, y.data()));
+        k.launch(new BiasAdd(y.data(), b.data(), bias));
         tape.record(y, () -> {
             // dw [In, Out] = xᵀ · dy;  db = Σ_rows dy;  dx [N, In] = dy · wᵀ
-            tape.accumulateGrad(w, dw -> k.gemm(true, false, in, out, n, 1f, x.data(), y.grad(), 0f, dw));
-            tape.accumulateGrad(b, db -> k.biasAddBackward(y.grad(), db, bias));
-            tape.accumulateGrad(x, dx -> k.gemm(false, true, n, in, out, 1f, y.grad(), w.data(), 0f, dx));
+            tape.accumulateGrad(w, dw -> k.launch(new Gemm(true, false, in, out, n, 1f, x.data(), y.grad(), 0f, dw)));
+            tape.accumulateGrad(b, db -> k.launch(new BiasAddBackward(y.grad(), db, bias)));
+            tape.accumulateGrad(x, dx -> k.launch(new Gemm(false, true, n, in, out, 1f, y.grad(), w.data(), 0f, dx)));
         });
         return y;
     }
@@ -122,12 +136,13 @@ public final class Ops {
         int n = logits.dim(0), classes = logits.dim(1);
         Kernels k = tape.kernels();
         Tensor losses = tape.newTensor(logits.requiresGrad(), n);
-        k.softmaxCrossEntropyForward(logits.data(), labels.data(), losses.data(), n, classes);
+        k.launch(new SoftmaxCrossEntropyForward(logits.data(), labels.data(), losses.data(), n, classes));
         tape.record(
                 losses,
                 () -> tape.accumulateGrad(
                         logits,
-                        dlogits -> k.softmaxCrossEntropyBackward(logits.data(), labels.data(), dlogits, n, classes)));
+                        dlogits -> k.launch(
+                                new SoftmaxCrossEntropyBackward(logits.data(), labels.data(), dlogits, n, classes))));
         tape.markLoss(losses);
         return losses;
     }

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.KernelOp.Add;
 import org.multigpulab.device.Kernels;
 
 /**
@@ -130,7 +131,7 @@ public final class Tape implements AutoCloseable {
         if (into == root.grad()) {
             gradWritten.add(root);
         } else {
-            kernels().add(root.grad(), into, root.grad(), root.size());
+            kernels().launch(new Add(root.grad(), into, root.grad(), root.size()));
         }
         if (!stepTensors.contains(root)) {
             onParameterGradient.accept(root);

@@ -4,6 +4,9 @@ import java.util.Arrays;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelOp.Conv2dBiasForward;
+import org.multigpulab.device.KernelOp.Fill;
+import org.multigpulab.device.KernelOp.ReluForward;
 
 /**
  * A device buffer with a shape, and, when it takes part in differentiation, a gradient of the same shape.
@@ -73,12 +76,12 @@ public final class Tensor {
         Tensor input = root.pendingReluOf;
         if (input != null) {
             root.pendingReluOf = null;
-            device().kernels().reluForward(input.data(), data, root.size());
+            device().kernels().launch(new ReluForward(input.data(), data, root.size()));
         }
         Convolution c = root.pendingConvolution;
         if (c != null) {
             root.pendingConvolution = null;
-            device().kernels().conv2dBiasForward(c.x().data(), c.w().data(), c.b().data(), data, c.s());
+            device().kernels().launch(new Conv2dBiasForward(c.x().data(), c.w().data(), c.b().data(), data, c.s()));
         }
         return data;
     }
@@ -141,7 +144,7 @@ public final class Tensor {
         if (storage == null) {
             throw new IllegalStateException("only a parameter made with gradient storage has a gradient to zero");
         }
-        device().kernels().fill(0f, storage, storage.length());
+        device().kernels().launch(new Fill(0f, storage, storage.length()));
         setGrad(storage);
     }
 

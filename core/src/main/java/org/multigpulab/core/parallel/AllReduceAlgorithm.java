@@ -3,6 +3,7 @@ package org.multigpulab.core.parallel;
 import java.util.List;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelOp.Add;
 
 /**
  * How an {@code allReduce} moves the data, a value chosen by configuration ({@code --allreduce}) as NCCL chooses
@@ -68,7 +69,7 @@ public interface AllReduceAlgorithm {
             Device device = parent.device();
             try (Buffer staged = device.allocate(n)) {
                 device.copyFromPeer(buffers.get(i), staged);
-                device.commKernels().add(parent, staged, parent, n);
+                device.commKernels().launch(new Add(parent, staged, parent, n));
             }
         }
         for (int i = 1; i < k; i++) { // parents before children: broadcast downwards

@@ -3,6 +3,7 @@ package org.multigpulab.core.parallel;
 import java.util.List;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelOp.Add;
 
 /**
  * Collective operations over one buffer per device, named and defined as in NCCL: {@code allReduce} leaves the
@@ -50,7 +51,7 @@ public final class Collectives {
             for (Buffer other : buffers) {
                 if (other != sum) {
                     rootDevice.copyFromPeer(other, staged); // data[i].to(data[0].device)
-                    rootDevice.commKernels().add(sum, staged, sum, n); // data[0][:] += ...
+                    rootDevice.commKernels().launch(new Add(sum, staged, sum, n)); // data[0][:] += ...
                 }
             }
         }
@@ -102,7 +103,10 @@ public final class Collectives {
                     int c = Math.floorMod(i - step - 1, k);
                     int length = offsets[c + 1] - offsets[c];
                     Buffer mine = buffers.get(to).slice(offsets[c], length);
-                    buffers.get(to).device().commKernels().add(mine, staged[to].slice(0, length), mine, length);
+                    buffers.get(to)
+                            .device()
+                            .commKernels()
+                            .launch(new Add(mine, staged[to].slice(0, length), mine, length));
                 }
             }
         } finally {

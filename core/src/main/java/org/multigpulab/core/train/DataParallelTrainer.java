@@ -21,6 +21,7 @@ import org.multigpulab.core.parallel.Shard;
 import org.multigpulab.core.train.StepChecks.Position;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceId;
+import org.multigpulab.device.KernelOp.Axpy;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.Timeline;
 
@@ -172,7 +173,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         try (Device.Range r = replica.device().range("sgd")) {
             Kernels k = replica.device().kernels();
             for (Tensor p : replica.params()) {
-                k.axpy(-lr / batchSize, p.grad(), p.data(), p.size());
+                k.launch(new Axpy(-lr / batchSize, p.grad(), p.data(), p.size()));
             }
         }
     }

@@ -9,6 +9,7 @@ import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Shard;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelOp.ArgmaxMatches;
 
 /**
  * One device's part of a training step: its shard of the batch, the tape of its forward pass, its logits and
@@ -100,7 +101,8 @@ final class DeviceStep implements AutoCloseable {
     static int matches(Tape tape, Tensor logits, Tensor labels) {
         Tensor count = tape.newTensor(false, 1);
         Device device = logits.device();
-        device.kernels().argmaxMatches(logits.data(), labels.data(), count.data(), logits.dim(0), logits.dim(1));
+        device.kernels()
+                .launch(new ArgmaxMatches(logits.data(), labels.data(), count.data(), logits.dim(0), logits.dim(1)));
         return Math.round(device.download(count.data())[0]);
     }
 

@@ -7,6 +7,7 @@ import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelOp.Gemm;
 
 /**
  * What the trainer checks after a step, each failure an error that names the epoch, the batch and the device: a
@@ -43,7 +44,7 @@ final class StepChecks {
                 Tensor t = params.get(p);
                 replica.device()
                         .kernels()
-                        .gemm(false, true, 1, 1, t.size(), 1f, t.grad(), t.grad(), 0f, norms.slice(p, 1));
+                        .launch(new Gemm(false, true, 1, 1, t.size(), 1f, t.grad(), t.grad(), 0f, norms.slice(p, 1)));
             }
             float[] host = replica.device().download(norms);
             for (int p = 0; p < params.size(); p++) {

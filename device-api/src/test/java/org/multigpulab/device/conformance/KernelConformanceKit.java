@@ -34,6 +34,28 @@ import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.KernelOp;
+import org.multigpulab.device.KernelOp.Add;
+import org.multigpulab.device.KernelOp.ArgmaxMatches;
+import org.multigpulab.device.KernelOp.AvgPoolBackward;
+import org.multigpulab.device.KernelOp.AvgPoolForward;
+import org.multigpulab.device.KernelOp.Axpy;
+import org.multigpulab.device.KernelOp.BiasAdd;
+import org.multigpulab.device.KernelOp.BiasAddBackward;
+import org.multigpulab.device.KernelOp.Conv2dBackwardData;
+import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
+import org.multigpulab.device.KernelOp.Conv2dBiasForward;
+import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.Conv2dForward;
+import org.multigpulab.device.KernelOp.Fill;
+import org.multigpulab.device.KernelOp.Gemm;
+import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
+import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.ReluBackward;
+import org.multigpulab.device.KernelOp.ReluForward;
+import org.multigpulab.device.KernelOp.Scale;
+import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyBackward;
+import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyForward;
 import org.multigpulab.device.KernelStream;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
@@ -406,7 +428,7 @@ public abstract class KernelConformanceKit {
     void conv2dForwardMatchesReference(ConvShape s) {
         float[] x = randomFloats(s.inputLength()), w = randomFloats(s.filterLength());
         Buffer y = out(s.outputLength());
-        k.conv2dForward(up(x), up(w), y, s);
+        k.launch(new Conv2dForward(up(x), up(w), y, s));
         assertClose("conv2d_forward " + s, Reference.conv2dForward(wide(x), wide(w), s), down(y, s.outputLength()));
     }
 
@@ -417,7 +439,7 @@ public abstract class KernelConformanceKit {
                 w = randomFloats(s.filterLength()),
                 b = randomFloats(s.outChannels());
         Buffer y = up(randomFloats(s.outputLength())); // stale contents must be overwritten
-        k.conv2dBiasForward(up(x), up(w), up(b), y, s);
+        k.launch(new Conv2dBiasForward(up(x), up(w), up(b), y, s));
         assertClose(
                 "conv2d_bias_forward " + s,
                 Reference.conv2dBiasForward(wide(x), wide(w), wide(b), s),
@@ -434,9 +456,9 @@ public abstract class KernelConformanceKit {
         Buffer x = up(randomFloats(s.inputLength())), w = up(randomFloats(s.filterLength()));
         Buffer b = up(randomFloats(s.outChannels()));
         Buffer separate = out(s.outputLength()), fused = out(s.outputLength());
-        k.conv2dForward(x, w, separate, s);
-        k.biasAdd(separate, b, s.bias());
-        k.conv2dBiasForward(x, w, b, fused, s);
+        k.launch(new Conv2dForward(x, w, separate, s));
+        k.launch(new BiasAdd(separate, b, s.bias()));
+        k.launch(new Conv2dBiasForward(x, w, b, fused, s));
         assertExact(down(separate, s.outputLength()), down(fused, s.outputLength()), "conv2d_bias_forward " + s);
     }
 
@@ -445,7 +467,7 @@ public abstract class KernelConformanceKit {
     void conv2dBackwardDataMatchesReference(ConvShape s) {
         float[] dy = randomFloats(s.outputLength()), w = randomFloats(s.filterLength());
         Buffer dx = up(randomFloats(s.inputLength())); // stale contents must be overwritten
-        k.conv2dBackwardData(up(dy), up(w), dx, s);
+        k.launch(new Conv2dBackwardData(up(dy), up(w), dx, s));
         assertClose(
                 "conv2d_backward_data " + s,
                 Reference.conv2dBackwardData(wide(dy), wide(w), s),
@@ -457,7 +479,7 @@ public abstract class KernelConformanceKit {
     void conv2dBackwardFilterMatchesReference(ConvShape s) {
         float[] x = randomFloats(s.inputLength()), dy = randomFloats(s.outputLength());
         Buffer dw = up(randomFloats(s.filterLength()));
-        k.conv2dBackwardFilter(up(x), up(dy), dw, s);
+        k.launch(new Conv2dBackwardFilter(up(x), up(dy), dw, s));
         assertClose(
                 "conv2d_backward_filter " + s,
                 Reference.conv2dBackwardFilter(wide(x), wide(dy), s),
@@ -469,10 +491,10 @@ public abstract class KernelConformanceKit {
     void biasAddAndBackwardMatchReference(BiasShape s) {
         float[] y = randomFloats(s.length()), b = randomFloats(s.channels());
         Buffer yb = up(y);
-        k.biasAdd(yb, up(b), s);
+        k.launch(new BiasAdd(yb, up(b), s));
         assertClose("bias_add " + s, Reference.biasAdd(wide(y), wide(b), s), down(yb, s.length()));
         Buffer db = up(randomFloats(s.channels()));
-        k.biasAddBackward(up(y), db, s);
+        k.launch(new BiasAddBackward(up(y), db, s));
         assertClose("bias_add_backward " + s, Reference.biasAddBackward(wide(y), s), down(db, s.channels()));
     }
 
@@ -481,10 +503,10 @@ public abstract class KernelConformanceKit {
     void avgPoolMatchesReference(PoolShape s) {
         float[] x = randomFloats(s.inputLength()), dy = randomFloats(s.outputLength());
         Buffer y = out(s.outputLength());
-        k.avgPoolForward(up(x), y, s);
+        k.launch(new AvgPoolForward(up(x), y, s));
         assertClose("avg_pool_forward " + s, Reference.avgPoolForward(wide(x), s), down(y, s.outputLength()));
         Buffer dx = up(randomFloats(s.inputLength()));
-        k.avgPoolBackward(up(dy), dx, s);
+        k.launch(new AvgPoolBackward(up(dy), dx, s));
         assertClose("avg_pool_backward " + s, Reference.avgPoolBackward(wide(dy), s), down(dx, s.inputLength()));
     }
 
@@ -493,10 +515,10 @@ public abstract class KernelConformanceKit {
     void reluAvgPoolMatchesReference(PoolShape s) {
         float[] x = randomFloats(s.inputLength()), dy = randomFloats(s.outputLength());
         Buffer y = out(s.outputLength());
-        k.reluAvgPoolForward(up(x), y, s);
+        k.launch(new ReluAvgPoolForward(up(x), y, s));
         assertClose("relu_avg_pool_forward " + s, Reference.reluAvgPoolForward(wide(x), s), down(y, s.outputLength()));
         Buffer dx = up(randomFloats(s.inputLength()));
-        k.reluAvgPoolBackward(up(x), up(dy), dx, s);
+        k.launch(new ReluAvgPoolBackward(up(x), up(dy), dx, s));
         assertClose(
                 "relu_avg_pool_backward " + s,
                 Reference.reluAvgPoolBackward(wide(x), wide(dy), s),
@@ -518,15 +540,15 @@ public abstract class KernelConformanceKit {
             x[random.nextInt(n)] = kinds[random.nextInt(kinds.length)];
         }
         Buffer xb = up(x), activation = out(n), separate = out(s.outputLength()), fused = out(s.outputLength());
-        k.reluForward(xb, activation, n);
-        k.avgPoolForward(activation, separate, s);
-        k.reluAvgPoolForward(xb, fused, s);
+        k.launch(new ReluForward(xb, activation, n));
+        k.launch(new AvgPoolForward(activation, separate, s));
+        k.launch(new ReluAvgPoolForward(xb, fused, s));
         assertExact(down(separate, s.outputLength()), down(fused, s.outputLength()), "relu_avg_pool_forward " + s);
 
         Buffer dyb = up(dy), dActivation = out(n), dSeparate = out(n), dFused = up(randomFloats(n));
-        k.avgPoolBackward(dyb, dActivation, s);
-        k.reluBackward(xb, dActivation, dSeparate, n);
-        k.reluAvgPoolBackward(xb, dyb, dFused, s);
+        k.launch(new AvgPoolBackward(dyb, dActivation, s));
+        k.launch(new ReluBackward(xb, dActivation, dSeparate, n));
+        k.launch(new ReluAvgPoolBackward(xb, dyb, dFused, s));
         assertExact(down(dSeparate, n), down(dFused, n), "relu_avg_pool_backward " + s);
     }
 
@@ -540,7 +562,7 @@ public abstract class KernelConformanceKit {
         float[] dy = randomFloats(s.outputLength());
         Buffer xb = up(x), wb = up(w), bb = up(b);
         Buffer y = up(randomFloats(s.outputLength())); // stale contents must be overwritten
-        k.conv2dBiasReluAvgPoolForward(xb, wb, bb, y, s);
+        k.launch(new Conv2dBiasReluAvgPoolForward(xb, wb, bb, y, s));
         assertClose(
                 "conv2d_bias_relu_avg_pool_forward " + s,
                 Reference.reluAvgPoolForward(Reference.conv2dBiasForward(wide(x), wide(w), wide(b), c), s.pool()),
@@ -550,10 +572,10 @@ public abstract class KernelConformanceKit {
         // may differ in sign where it is within rounding of zero, and one such output moves a filter's gradient
         // by a whole term.
         Buffer conv = out(c.outputLength());
-        k.conv2dBiasForward(xb, wb, bb, conv, c);
+        k.launch(new Conv2dBiasForward(xb, wb, bb, conv, c));
         double[] dconv = Reference.reluAvgPoolBackward(wide(down(conv, c.outputLength())), wide(dy), s.pool());
         Buffer dw = up(randomFloats(c.filterLength())), db = up(randomFloats(c.outChannels()));
-        k.conv2dBiasReluAvgPoolBackward(xb, wb, bb, up(dy), dw, db, s);
+        k.launch(new Conv2dBiasReluAvgPoolBackward(xb, wb, bb, up(dy), dw, db, s));
         assertClose(
                 "conv2d_bias_relu_avg_pool_backward dw " + s,
                 Reference.conv2dBackwardFilter(wide(x), dconv, c),
@@ -576,20 +598,20 @@ public abstract class KernelConformanceKit {
         Buffer x = up(randomFloats(c.inputLength())), w = up(randomFloats(c.filterLength()));
         Buffer b = up(randomFloats(c.outChannels())), dy = up(randomFloats(s.outputLength()));
         Buffer conv = out(c.outputLength()), separate = out(s.outputLength()), fused = out(s.outputLength());
-        k.conv2dBiasForward(x, w, b, conv, c);
-        k.reluAvgPoolForward(conv, separate, s.pool());
-        k.conv2dBiasReluAvgPoolForward(x, w, b, fused, s);
+        k.launch(new Conv2dBiasForward(x, w, b, conv, c));
+        k.launch(new ReluAvgPoolForward(conv, separate, s.pool()));
+        k.launch(new Conv2dBiasReluAvgPoolForward(x, w, b, fused, s));
         assertExact(
                 down(separate, s.outputLength()),
                 down(fused, s.outputLength()),
                 "conv2d_bias_relu_avg_pool_forward " + s);
 
         Buffer dconv = out(c.outputLength()), dw = out(c.filterLength()), db = out(c.outChannels());
-        k.reluAvgPoolBackward(conv, dy, dconv, s.pool());
-        k.conv2dBackwardFilter(x, dconv, dw, c);
-        k.biasAddBackward(dconv, db, c.bias());
+        k.launch(new ReluAvgPoolBackward(conv, dy, dconv, s.pool()));
+        k.launch(new Conv2dBackwardFilter(x, dconv, dw, c));
+        k.launch(new BiasAddBackward(dconv, db, c.bias()));
         Buffer dwFused = up(randomFloats(c.filterLength())), dbFused = up(randomFloats(c.outChannels()));
-        k.conv2dBiasReluAvgPoolBackward(x, w, b, dy, dwFused, dbFused, s);
+        k.launch(new Conv2dBiasReluAvgPoolBackward(x, w, b, dy, dwFused, dbFused, s));
         assertClose(
                 "conv2d_bias_relu_avg_pool_backward dw " + s,
                 wide(down(dw, c.filterLength())),
@@ -605,8 +627,8 @@ public abstract class KernelConformanceKit {
     void reluMatchesReference(int n) {
         float[] x = randomFloats(n), dy = randomFloats(n);
         Buffer y = out(n), dx = out(n);
-        k.reluForward(up(x), y, n);
-        k.reluBackward(up(x), up(dy), dx, n);
+        k.launch(new ReluForward(up(x), y, n));
+        k.launch(new ReluBackward(up(x), up(dy), dx, n));
         assertClose("relu_forward", Reference.reluForward(wide(x)), down(y, n));
         assertClose("relu_backward", Reference.reluBackward(wide(x), wide(dy)), down(dx, n));
     }
@@ -624,7 +646,7 @@ public abstract class KernelConformanceKit {
             x[i] = kinds[i % kinds.length];
         }
         Buffer y = out(n);
-        k.reluForward(up(x), y, n);
+        k.launch(new ReluForward(up(x), y, n));
         float[] got = down(y, n);
         for (int i = 0; i < n; i++) {
             String what = "relu_forward of " + x[i] + " at " + i + " on " + device.id();
@@ -641,7 +663,7 @@ public abstract class KernelConformanceKit {
     void gemmMatchesReference(boolean ta, boolean tb, int m, int n, int kk, float alpha, float beta) {
         float[] a = randomFloats(m * kk), b = randomFloats(kk * n), c = randomFloats(m * n);
         Buffer cb = up(c);
-        k.gemm(ta, tb, m, n, kk, alpha, up(a), up(b), beta, cb);
+        k.launch(new Gemm(ta, tb, m, n, kk, alpha, up(a), up(b), beta, cb));
         assertClose(
                 "gemm ta=" + ta + " tb=" + tb + " " + m + "x" + n + "x" + kk + " alpha=" + alpha + " beta=" + beta,
                 Reference.gemm(ta, tb, m, n, kk, alpha, wide(a), wide(b), beta, wide(c)),
@@ -655,7 +677,7 @@ public abstract class KernelConformanceKit {
         float[] g = randomFloats(length);
         Buffer gb = up(g);
         Buffer norm = up(new float[1]);
-        k.gemm(false, true, 1, 1, length, 1f, gb, gb, 0f, norm);
+        k.launch(new Gemm(false, true, 1, 1, length, 1f, gb, gb, 0f, norm));
         assertClose(
                 "squared norm of " + length + " values",
                 Reference.gemm(false, true, 1, 1, length, 1, wide(g), wide(g), 0, null),
@@ -675,8 +697,8 @@ public abstract class KernelConformanceKit {
             labels[i] = random.nextInt(classes);
         }
         Buffer loss = out(batch), d = out(batch * classes);
-        k.softmaxCrossEntropyForward(up(logits), up(labels), loss, batch, classes);
-        k.softmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes);
+        k.launch(new SoftmaxCrossEntropyForward(up(logits), up(labels), loss, batch, classes));
+        k.launch(new SoftmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes));
         assertClose(
                 "softmax_xent_forward",
                 Reference.softmaxCrossEntropyForward(wide(logits), wide(labels), batch, classes),
@@ -695,7 +717,7 @@ public abstract class KernelConformanceKit {
         float[] x = randomFloats(n), y = randomFloats(n);
         float alpha = (float) random.nextGaussian();
         Buffer yb = up(y);
-        k.axpy(alpha, up(x), yb, n);
+        k.launch(new Axpy(alpha, up(x), yb, n));
         double[] axpy = wide(y);
         for (int i = 0; i < n; i++) {
             axpy[i] += (double) alpha * x[i];
@@ -703,7 +725,7 @@ public abstract class KernelConformanceKit {
         assertClose("axpy", axpy, down(yb, n));
 
         Buffer xb = up(x);
-        k.scale(alpha, xb, n);
+        k.launch(new Scale(alpha, xb, n));
         double[] scaled = wide(x);
         for (int i = 0; i < n; i++) {
             scaled[i] *= alpha;
@@ -711,7 +733,7 @@ public abstract class KernelConformanceKit {
         assertClose("scale", scaled, down(xb, n));
 
         Buffer sum = out(n);
-        k.add(up(x), up(y), sum, n);
+        k.launch(new Add(up(x), up(y), sum, n));
         double[] added = wide(x);
         for (int i = 0; i < n; i++) {
             added[i] += y[i];
@@ -719,7 +741,7 @@ public abstract class KernelConformanceKit {
         assertClose("add", added, down(sum, n));
 
         Buffer filled = up(x);
-        k.fill(alpha, filled, n);
+        k.launch(new Fill(alpha, filled, n));
         double[] same = new double[n];
         Arrays.fill(same, alpha);
         assertClose("fill", same, down(filled, n));
@@ -744,8 +766,8 @@ public abstract class KernelConformanceKit {
         }
         float[] labels = {3, 7, 0, 9, 5, 2};
         Buffer loss = out(batch), d = out(batch * classes);
-        k.softmaxCrossEntropyForward(up(logits), up(labels), loss, batch, classes);
-        k.softmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes);
+        k.launch(new SoftmaxCrossEntropyForward(up(logits), up(labels), loss, batch, classes));
+        k.launch(new SoftmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes));
         assertClose(
                 "softmax_xent_forward on ±" + big + " and equal logits",
                 Reference.softmaxCrossEntropyForward(wide(logits), wide(labels), batch, classes),
@@ -768,27 +790,27 @@ public abstract class KernelConformanceKit {
     void exactOperationsAreExact(int n) {
         float[] x = randomFloats(n), dy = randomFloats(n);
         Buffer y = out(n), dx = out(n);
-        k.reluForward(up(x), y, n);
-        k.reluBackward(up(x), up(dy), dx, n);
+        k.launch(new ReluForward(up(x), y, n));
+        k.launch(new ReluBackward(up(x), up(dy), dx, n));
         assertExact(narrow(Reference.reluForward(wide(x))), down(y, n), "relu_forward");
         assertExact(narrow(Reference.reluBackward(wide(x), wide(dy))), down(dx, n), "relu_backward");
 
         Buffer sum = out(n);
-        k.add(up(x), up(dy), sum, n);
+        k.launch(new Add(up(x), up(dy), sum, n));
         float[] added = new float[n];
         for (int i = 0; i < n; i++) {
             added[i] = x[i] + dy[i];
         }
         assertExact(added, down(sum, n), "add");
         Buffer scaled = up(x);
-        k.scale(0.25f, scaled, n);
+        k.launch(new Scale(0.25f, scaled, n));
         float[] quarter = new float[n];
         for (int i = 0; i < n; i++) {
             quarter[i] = x[i] * 0.25f;
         }
         assertExact(quarter, down(scaled, n), "scale by 0.25");
         Buffer filled = up(x);
-        k.fill(-3.5f, filled, n);
+        k.launch(new Fill(-3.5f, filled, n));
         float[] constant = new float[n];
         Arrays.fill(constant, -3.5f);
         assertExact(constant, down(filled, n), "fill");
@@ -799,7 +821,7 @@ public abstract class KernelConformanceKit {
         PoolShape pool = new PoolShape(Math.max(1, n / 676), 26, 26, 2, 2);
         float[] g = randomFloats(pool.outputLength());
         Buffer routed = up(randomFloats(pool.inputLength()));
-        k.avgPoolBackward(up(g), routed, pool);
+        k.launch(new AvgPoolBackward(up(g), routed, pool));
         assertExact(
                 narrow(Reference.avgPoolBackward(wide(g), pool)),
                 down(routed, pool.inputLength()),
@@ -830,8 +852,8 @@ public abstract class KernelConformanceKit {
         Buffer dw = out(conv.filterLength()), db = out(bias.channels());
         float[] firstDw = null, firstDb = null;
         for (int call = 0; call < 3_000; call++) {
-            k.conv2dBackwardFilter(x, dy, dw, conv);
-            k.biasAddBackward(dy, db, bias);
+            k.launch(new Conv2dBackwardFilter(x, dy, dw, conv));
+            k.launch(new BiasAddBackward(dy, db, bias));
             if (call == 0) {
                 firstDw = down(dw, conv.filterLength());
                 firstDb = down(db, bias.channels());
@@ -869,7 +891,7 @@ public abstract class KernelConformanceKit {
                 (calls == alone ? aloneOut : togetherOut).add(List.of(y, pooled, dw, db));
             }
         }
-        alone.forEach(calls -> calls.forEach(call -> call.launch(k)));
+        alone.forEach(calls -> calls.forEach(k::launch));
         List<List<String>> told = new ArrayList<>();
         List<KernelStream> streams = new ArrayList<>();
         for (List<KernelOp.Call> calls : together) {
@@ -919,13 +941,13 @@ public abstract class KernelConformanceKit {
             expected += best == (int) labels[r] ? 1 : 0;
         }
         Buffer count = out(1);
-        k.argmaxMatches(up(logits), up(labels), count, batch, classes);
+        k.launch(new ArgmaxMatches(up(logits), up(labels), count, batch, classes));
         assertEquals(expected, down(count, 1)[0], "argmax_matches");
 
         float[] tie = {1, 5, 5, 0}; // one row, two maxima: the first (index 1) wins
-        k.argmaxMatches(up(tie), up(new float[] {1}), count, 1, 4);
+        k.launch(new ArgmaxMatches(up(tie), up(new float[] {1}), count, 1, 4));
         assertEquals(1f, down(count, 1)[0], "a tie goes to the first maximum");
-        k.argmaxMatches(up(tie), up(new float[] {2}), count, 1, 4);
+        k.launch(new ArgmaxMatches(up(tie), up(new float[] {2}), count, 1, 4));
         assertEquals(0f, down(count, 1)[0], "a tie goes to the first maximum");
     }
 
@@ -949,8 +971,8 @@ public abstract class KernelConformanceKit {
                 w = randomFloats(s.filterLength()),
                 g = randomFloats(s.outputLength());
         Buffer dx = out(s.inputLength()), dw = out(s.filterLength());
-        k.conv2dBackwardData(up(g), up(w), dx, s);
-        k.conv2dBackwardFilter(up(x), up(g), dw, s);
+        k.launch(new Conv2dBackwardData(up(g), up(w), dx, s));
+        k.launch(new Conv2dBackwardFilter(up(x), up(g), dw, s));
         assertReferenceDirectionalDerivative(
                 "conv2d_backward_data " + s,
                 x,
@@ -976,10 +998,10 @@ public abstract class KernelConformanceKit {
     void biasBackwardMatchesFiniteDifferences(BiasShape s) {
         float[] y0 = randomFloats(s.length()), b = randomFloats(s.channels()), g = randomFloats(s.length());
         Buffer db = out(s.channels());
-        k.biasAddBackward(up(g), db, s);
+        k.launch(new BiasAddBackward(up(g), db, s));
         assertDirectionalDerivative("bias_add_backward " + s, b, down(db, s.channels()), 0.1f, bs -> {
             Buffer y = up(y0);
-            k.biasAdd(y, up(bs), s);
+            k.launch(new BiasAdd(y, up(bs), s));
             return weighted(y, s.length(), g);
         });
     }
@@ -989,9 +1011,9 @@ public abstract class KernelConformanceKit {
     void poolBackwardMatchesFiniteDifferences(PoolShape s) {
         float[] x = randomFloats(s.inputLength()), g = randomFloats(s.outputLength());
         Buffer y = out(s.outputLength()), dx = out(s.inputLength());
-        k.avgPoolBackward(up(g), dx, s);
+        k.launch(new AvgPoolBackward(up(g), dx, s));
         assertDirectionalDerivative("avg_pool_backward " + s, x, down(dx, s.inputLength()), 0.1f, xs -> {
-            k.avgPoolForward(up(xs), y, s);
+            k.launch(new AvgPoolForward(up(xs), y, s));
             return weighted(y, s.outputLength(), g);
         });
     }
@@ -1004,9 +1026,9 @@ public abstract class KernelConformanceKit {
             x[i] = Math.copySign(0.2f + Math.abs(x[i]), x[i]); // away from the kink at 0
         }
         Buffer y = out(n), dx = out(n);
-        k.reluBackward(up(x), up(g), dx, n);
+        k.launch(new ReluBackward(up(x), up(g), dx, n));
         assertDirectionalDerivative("relu_backward", x, down(dx, n), 0.1f, xs -> {
-            k.reluForward(up(xs), y, n);
+            k.launch(new ReluForward(up(xs), y, n));
             return weighted(y, n, g);
         });
     }
@@ -1026,7 +1048,7 @@ public abstract class KernelConformanceKit {
             labels[i] = random.nextInt(classes);
         }
         Buffer d = out(batch * classes);
-        k.softmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes);
+        k.launch(new SoftmaxCrossEntropyBackward(up(logits), up(labels), d, batch, classes));
         assertReferenceDirectionalDerivative(
                 "softmax_xent_backward",
                 logits,
@@ -1063,12 +1085,12 @@ public abstract class KernelConformanceKit {
                 act = out(cs.outputLength()),
                 pool = out(ps.outputLength()),
                 logits = out(batch * classes);
-        k.conv2dForward(xB, w1B, conv, cs);
-        k.biasAdd(conv, b1B, convBias);
-        k.reluForward(conv, act, cs.outputLength());
-        k.avgPoolForward(act, pool, ps);
-        k.gemm(false, false, batch, classes, features, 1f, pool, w2B, 0f, logits);
-        k.biasAdd(logits, b2B, denseBias);
+        k.launch(new Conv2dForward(xB, w1B, conv, cs));
+        k.launch(new BiasAdd(conv, b1B, convBias));
+        k.launch(new ReluForward(conv, act, cs.outputLength()));
+        k.launch(new AvgPoolForward(act, pool, ps));
+        k.launch(new Gemm(false, false, batch, classes, features, 1f, pool, w2B, 0f, logits));
+        k.launch(new BiasAdd(logits, b2B, denseBias));
         Buffer dLogits = out(batch * classes),
                 dW2 = out(features * classes),
                 dB2 = out(classes),
@@ -1077,19 +1099,19 @@ public abstract class KernelConformanceKit {
                 dConv = out(cs.outputLength()),
                 dW1 = out(cs.filterLength()),
                 dB1 = out(2);
-        k.softmaxCrossEntropyBackward(logits, yB, dLogits, batch, classes);
-        k.gemm(true, false, features, classes, batch, 1f, pool, dLogits, 0f, dW2);
-        k.biasAddBackward(dLogits, dB2, denseBias);
-        k.gemm(false, true, batch, features, classes, 1f, dLogits, w2B, 0f, dPool);
-        k.avgPoolBackward(dPool, dAct, ps);
-        k.reluBackward(conv, dAct, dConv, cs.outputLength());
-        k.conv2dBackwardFilter(xB, dConv, dW1, cs);
-        k.biasAddBackward(dConv, dB1, convBias);
+        k.launch(new SoftmaxCrossEntropyBackward(logits, yB, dLogits, batch, classes));
+        k.launch(new Gemm(true, false, features, classes, batch, 1f, pool, dLogits, 0f, dW2));
+        k.launch(new BiasAddBackward(dLogits, dB2, denseBias));
+        k.launch(new Gemm(false, true, batch, features, classes, 1f, dLogits, w2B, 0f, dPool));
+        k.launch(new AvgPoolBackward(dPool, dAct, ps));
+        k.launch(new ReluBackward(conv, dAct, dConv, cs.outputLength()));
+        k.launch(new Conv2dBackwardFilter(xB, dConv, dW1, cs));
+        k.launch(new BiasAddBackward(dConv, dB1, convBias));
         float step = -lr / batch;
         List<Buffer> params = List.of(w1B, b1B, w2B, b2B);
         List<Buffer> grads = List.of(dW1, dB1, dW2, dB2);
         for (int i = 0; i < params.size(); i++) {
-            k.axpy(step, grads.get(i), params.get(i), params.get(i).length());
+            k.launch(new Axpy(step, grads.get(i), params.get(i), params.get(i).length()));
         }
 
         // In float64.
@@ -1136,7 +1158,7 @@ public abstract class KernelConformanceKit {
         Buffer copy = device.allocate(4);
         device.copyFromPeer(b.slice(2, 4), copy);
         assertArrayEquals(Arrays.copyOfRange(expected, 2, 6), down(copy, 4));
-        k.axpy(1f, copy, b.slice(6, 4), 4);
+        k.launch(new Axpy(1f, copy, b.slice(6, 4), 4));
         for (int i = 0; i < 4; i++) {
             expected[6 + i] += expected[2 + i];
         }
@@ -1146,7 +1168,7 @@ public abstract class KernelConformanceKit {
     @Test
     void kernelsRefuseBuffersTooShortForTheShape() {
         Buffer small = device.allocate(3);
-        DeviceException e = assertThrows(DeviceException.class, () -> k.reluForward(small, small, 4));
+        DeviceException e = assertThrows(DeviceException.class, () -> k.launch(new ReluForward(small, small, 4)));
         assertTrue(e.getMessage().contains("needs 4"), e.getMessage());
     }
 
@@ -1157,7 +1179,7 @@ public abstract class KernelConformanceKit {
         Buffer a = device.upload(randomFloats(m * kk)),
                 b = device.upload(randomFloats(kk * n)),
                 c = device.allocate(m * n);
-        k.gemm(false, false, m, n, kk, 1f, a, b, 0f, c);
+        k.launch(new Gemm(false, false, m, n, kk, 1f, a, b, 0f, c));
         DeviceStats after = device.stats();
         assertEquals(1, after.kernelLaunches() - before.kernelLaunches());
         assertEquals(2L * m * n * kk, after.flops() - before.flops());

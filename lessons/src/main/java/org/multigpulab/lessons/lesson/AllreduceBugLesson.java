@@ -9,6 +9,7 @@ import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelOp.Add;
 
 /**
  * The notebook's own allreduce, line for line: {@code data[i] = data[0].to(data[i].device)} rebinds a slot of
@@ -25,7 +26,7 @@ public final class AllreduceBugLesson implements Lesson {
         try (Buffer staged = device0.allocate(n)) {
             for (int i = 1; i < data.size(); i++) {
                 device0.copyFromPeer(data.get(i), staged); // data[0][:] += data[i].to(data[0].device)
-                device0.kernels().add(root, staged, root, n);
+                device0.kernels().launch(new Add(root, staged, root, n));
             }
         }
         for (int i = 1; i < data.size(); i++) {

@@ -1,7 +1,7 @@
 // Softmax cross-entropy, one work-item per row of logits [batch, classes]; labels are class indices as floats.
 
 // loss[r] = log(sum_j exp(z_j - max)) - (z_label - max)
-__kernel void softmax_xent_forward(__global const float* logits, int lo, __global const float* labels, int yo,
+__kernel void softmax_cross_entropy_forward(__global const float* logits, int lo, __global const float* labels, int yo,
                                    __global float* loss, int so, int classes) {
     int r = get_global_id(0);
     __global const float* z = logits + lo + r * classes;
@@ -14,7 +14,7 @@ __kernel void softmax_xent_forward(__global const float* logits, int lo, __globa
 
 // d[r,j] = softmax(z)_j - (j == label): the gradient of the summed loss. The label's entry is written as minus
 // the other classes' share, since p - 1 for a confident p near 1 cancels to a few float ulps of 1.
-__kernel void softmax_xent_backward(__global const float* logits, int lo, __global const float* labels, int yo,
+__kernel void softmax_cross_entropy_backward(__global const float* logits, int lo, __global const float* labels, int yo,
                                     __global float* d, int dof, int classes) {
     int r = get_global_id(0);
     __global const float* z = logits + lo + r * classes;
