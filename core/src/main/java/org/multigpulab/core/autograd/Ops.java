@@ -1,16 +1,21 @@
 package org.multigpulab.core.autograd;
 
+import java.util.Arrays;
 import org.multigpulab.device.BiasShape;
+import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvPoolShape;
 import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.KernelOp.Add;
 import org.multigpulab.device.KernelOp.AvgPoolBackward;
 import org.multigpulab.device.KernelOp.AvgPoolForward;
+import org.multigpulab.device.KernelOp.Axpy;
 import org.multigpulab.device.KernelOp.BiasAdd;
 import org.multigpulab.device.KernelOp.BiasAddBackward;
 import org.multigpulab.device.KernelOp.Conv2dBackwardData;
 import org.multigpulab.device.KernelOp.Conv2dBackwardFilter;
 import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolBackward;
 import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolForward;
+import org.multigpulab.device.KernelOp.Fill;
 import org.multigpulab.device.KernelOp.Gemm;
 import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
 import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
@@ -21,7 +26,7 @@ import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
 /**
- * The differentiable operations of the notebook's LeNet, each forward step with its backward step beside it.
+ * The differentiable operations of the models, each forward step with its backward step beside it.
  * Every op runs on the device of its inputs through {@link Kernels} and records its backward step on the tape.
  */
 public final class Ops {
@@ -30,9 +35,8 @@ public final class Ops {
 
     /**
      * {@code F.conv2d(x, w, b)}: x [N, C, H, W], w [O, C, Kh, Kw], b [O] → [N, O, H−Kh+1, W−Kw+1]. The output is
-     * written when it is first read, as a ReLU's is, so that a pooling of its ReLU can do all three in one op
-     * ({@link #avgPool2d}); x, w and b are read then, which is the same as now: the forward pass that reads it
-     * comes before any change of the parameters. Its backward step takes what reached the output.
+     * written when it is first read (the tape's {@link FusionPlanner}), so that a pooling of its ReLU can do all
+     * three in one kernel ({@link #avgPool2d}). Its backward step takes what reached the output.
      */
     public static Tensor conv2d(Tape tape, Tensor x, Tensor w, Tensor b) {
         ConvShape s = new ConvShape(x.dim(0), x.dim(1), x.dim(2), x.dim(3), w.dim(0), w.dim(2), w.dim(3));
@@ -43,7 +47,7 @@ public final class Ops {
                 s.outChannels(),
                 s.outHeight(),
                 s.outWidth());
-        y.deferConvolution(new Tensor.Convolution(x, w, b, s));
+        tape.planner().deferConvolution(y, new FusionPlanner.Convolution(x, w, b, s));
         tape.record(y, () -> {
             if (tape.hasGrad(y)) {
                 tape.accumulateGrad(w, dw -> k.launch(new Conv2dBackwardFilter(x.data(), y.grad(), dw, s)));
@@ -55,15 +59,14 @@ public final class Ops {
     }
 
     /**
-     * {@code F.relu(x)}, any shape. The ReLU is written when its result is first read, so that an
-     * {@link #avgPool2d} straight after it can do both in one pass and never store it; {@code x} is read then,
-     * which is the same as now since no op changes a tensor it has returned. Its backward step adds what reached
-     * its result by any way other than such a pooling.
+     * {@code F.relu(x)}, any shape. The ReLU is written when its result is first read (the tape's
+     * {@link FusionPlanner}), so that an {@link #avgPool2d} straight after it can do both in one pass and never store
+     * it. Its backward step adds what reached its result by any way other than such a pooling.
      */
     public static Tensor relu(Tape tape, Tensor x) {
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(x.requiresGrad(), x.shape());
-        y.deferRelu(x);
+        tape.planner().deferRelu(y, x);
         tape.record(y, () -> {
             if (tape.hasGrad(y)) {
                 tape.accumulateGrad(x, dx -> k.launch(new ReluBackward(x.data(), y.grad(), dx, x.size())));
@@ -73,39 +76,61 @@ public final class Ops {
     }
 
     /**
-     * {@code F.avg_pool2d(x, kernel_size=window, stride=stride)}: x [N, C, H, W] → [N, C, H', W']. Of a ReLU
-     * not yet written, the two in one pass each way ({@link Kernels#reluAvgPoolForward}), with the same result;
-     * and where that ReLU's input is a convolution not yet written whose input needs no gradient (a network's
-     * first layer), the three in one op each way ({@link Kernels#conv2dBiasReluAvgPoolForward}), which never store
-     * the convolution's output or its gradient.
+     * {@code F.avg_pool2d(x, kernel_size=window, stride=stride)}: x [N, C, H, W] → [N, C, H', W']. Where the tape's
+     * {@link FusionPlanner} finds x to be a ReLU not yet written, the two run in one kernel each way, with the same
+     * result; where that ReLU's input is a convolution not yet written whose input needs no gradient (a network's
+     * first layer), the three do, never storing the convolution's output or its gradient.
      */
     public static Tensor avgPool2d(Tape tape, Tensor x, int window, int stride) {
         PoolShape s = new PoolShape(x.dim(0) * x.dim(1), x.dim(2), x.dim(3), window, stride);
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(x.requiresGrad(), x.dim(0), x.dim(1), s.outHeight(), s.outWidth());
-        Tensor rectified = x.pendingReluOf();
-        Tensor.Convolution c = rectified == null ? null : rectified.pendingConvolution();
-        if (c != null && !c.x().requiresGrad()) {
-            ConvPoolShape cs = new ConvPoolShape(c.s(), window, stride);
-            k.launch(new Conv2dBiasReluAvgPoolForward(c.x().data(), c.w().data(), c.b().data(), y.data(), cs));
-            tape.record(
-                    y,
-                    () -> tape.accumulateGrads(
-                            c.w(),
-                            c.b(),
-                            (dw, db) -> k.launch(new Conv2dBiasReluAvgPoolBackward(
-                                    c.x().data(), c.w().data(), c.b().data(), y.grad(), dw, db, cs))));
-        } else if (rectified != null) {
-            k.launch(new ReluAvgPoolForward(rectified.data(), y.data(), s));
-            tape.record(
-                    y,
-                    () -> tape.accumulateGrad(
-                            rectified, dr -> k.launch(new ReluAvgPoolBackward(rectified.data(), y.grad(), dr, s))));
-        } else {
-            k.launch(new AvgPoolForward(x.data(), y.data(), s));
-            tape.record(y, () -> tape.accumulateGrad(x, dx -> k.launch(new AvgPoolBackward(y.grad(), dx, s))));
+        switch (tape.planner().poolingOf(x, window, stride)) {
+            case FusionPlanner.Pooling.OfConvolutionRelu(FusionPlanner.Convolution c, ConvPoolShape cs) -> {
+                k.launch(new Conv2dBiasReluAvgPoolForward(tape.data(c.x()), c.w().data(), c.b().data(), y.data(), cs));
+                tape.record(
+                        y,
+                        () -> tape.accumulateGrads(
+                                c.w(),
+                                c.b(),
+                                (dw, db) -> k.launch(new Conv2dBiasReluAvgPoolBackward(
+                                        c.x().data(), c.w().data(), c.b().data(), y.grad(), dw, db, cs))));
+            }
+            case FusionPlanner.Pooling.OfRelu(Tensor rectified) -> {
+                k.launch(new ReluAvgPoolForward(tape.data(rectified), y.data(), s));
+                tape.record(
+                        y,
+                        () -> tape.accumulateGrad(
+                                rectified, dr -> k.launch(new ReluAvgPoolBackward(rectified.data(), y.grad(), dr, s))));
+            }
+            case FusionPlanner.Pooling.Plain() -> {
+                k.launch(new AvgPoolForward(tape.data(x), y.data(), s));
+                tape.record(y, () -> tape.accumulateGrad(x, dx -> k.launch(new AvgPoolBackward(y.grad(), dx, s))));
+            }
         }
         return y;
+    }
+
+    /** {@code a + b}, two tensors of one shape (a residual block's sum); each gets the whole gradient. */
+    public static Tensor add(Tape tape, Tensor a, Tensor b) {
+        if (!Arrays.equals(a.shape(), b.shape())) {
+            throw new IllegalArgumentException(
+                    "add: shapes " + Arrays.toString(a.shape()) + " and " + Arrays.toString(b.shape()) + " differ");
+        }
+        Kernels k = tape.kernels();
+        Tensor y = tape.newTensor(a.requiresGrad() || b.requiresGrad(), a.shape());
+        k.launch(new Add(tape.data(a), tape.data(b), y.data(), y.size()));
+        tape.record(y, () -> {
+            tape.accumulateGrad(a, da -> copy(k, y.grad(), da, y.size()));
+            tape.accumulateGrad(b, db -> copy(k, y.grad(), db, y.size()));
+        });
+        return y;
+    }
+
+    /** {@code to = from} over {@code n} elements: zeros, then {@code from} added, which is exact. */
+    private static void copy(Kernels k, Buffer from, Buffer to, int n) {
+        k.launch(new Fill(0f, to, n));
+        k.launch(new Axpy(1f, from, to, n));
     }
 
     /** {@code torch.mm(x, w) + b}: x [N, In], w [In, Out], b [Out] → [N, Out]. */
@@ -117,7 +142,7 @@ public final class Ops {
         BiasShape bias = new BiasShape(n, out, 1);
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(x.requiresGrad() || w.requiresGrad() || b.requiresGrad(), n, out);
-        k.launch(new Gemm(false, false, n, out, in, 1f, x.data(), w.data(), 0f, y.data()));
+        k.launch(new Gemm(false, false, n, out, in, 1f, tape.data(x), w.data(), 0f, y.data()));
         k.launch(new BiasAdd(y.data(), b.data(), bias));
         tape.record(y, () -> {
             // dw [In, Out] = xᵀ · dy;  db = Σ_rows dy;  dx [N, In] = dy · wᵀ
@@ -136,7 +161,7 @@ public final class Ops {
         int n = logits.dim(0), classes = logits.dim(1);
         Kernels k = tape.kernels();
         Tensor losses = tape.newTensor(logits.requiresGrad(), n);
-        k.launch(new SoftmaxCrossEntropyForward(logits.data(), labels.data(), losses.data(), n, classes));
+        k.launch(new SoftmaxCrossEntropyForward(tape.data(logits), labels.data(), losses.data(), n, classes));
         tape.record(
                 losses,
                 () -> tape.accumulateGrad(

@@ -13,7 +13,8 @@ import org.multigpulab.device.Kernels;
 
 /**
  * A reverse-mode autograd tape for one device and one step: {@link Ops} record a backward step next to each
- * forward step, and {@link #backward(Tensor)} runs them in reverse order.
+ * forward step, and {@link #backward(Tensor)} runs them in reverse order. Its {@link FusionPlanner} decides which
+ * fused kernels the recorded ops run; read the data of a tensor an op returned through {@link #data}.
  *
  * <p>The tape owns the step's activations and their gradients, taken from a {@link Workspace} and handed back
  * on {@link #close()}. Parameter gradients persist in their tensors; the first contribution of a pass
@@ -30,10 +31,12 @@ public final class Tape implements AutoCloseable {
     private final Set<Tensor> gradWritten = Collections.newSetFromMap(new IdentityHashMap<>());
     private Tensor loss;
     private Consumer<Tensor> onParameterGradient = t -> {};
+    private final FusionPlanner planner;
 
     private Tape(Workspace workspace, boolean recording) {
         this.workspace = workspace;
         this.recording = recording;
+        this.planner = new FusionPlanner(kernels());
     }
 
     /** A tape that records backward steps, for training. */
@@ -48,6 +51,17 @@ public final class Tape implements AutoCloseable {
 
     Kernels kernels() {
         return workspace.device().kernels();
+    }
+
+    /** Which fused kernels the ops recorded on this tape run. */
+    FusionPlanner planner() {
+        return planner;
+    }
+
+    /** {@code t}'s data, written first if the op that returned it was deferred for fusion. */
+    public Buffer data(Tensor t) {
+        planner.write(t);
+        return t.data();
     }
 
     /** A step-lived tensor of the given shape; its contents are unspecified until a kernel writes it. */

@@ -2,11 +2,8 @@ package org.multigpulab.core.autograd;
 
 import java.util.Arrays;
 import org.multigpulab.device.Buffer;
-import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
-import org.multigpulab.device.KernelOp.Conv2dBiasForward;
 import org.multigpulab.device.KernelOp.Fill;
-import org.multigpulab.device.KernelOp.ReluForward;
 
 /**
  * A device buffer with a shape, and, when it takes part in differentiation, a gradient of the same shape.
@@ -23,13 +20,6 @@ public final class Tensor {
     private final Tensor base;
     private Buffer grad;
     private Buffer reservedGrad;
-    /** The tensor this one is the ReLU of, while that ReLU is not yet written into {@link #data}; else null. */
-    private Tensor pendingReluOf;
-    /** The convolution this tensor is the output of, while it is not yet written into {@link #data}; else null. */
-    private Convolution pendingConvolution;
-
-    /** {@code F.conv2d(x, w, b)} of shape {@code s}, the op a tensor may be the output of before it is written. */
-    record Convolution(Tensor x, Tensor w, Tensor b, ConvShape s) {}
 
     Tensor(Buffer data, int[] shape, boolean requiresGrad, Tensor base) {
         this.data = data;
@@ -68,42 +58,11 @@ public final class Tensor {
     }
 
     /**
-     * The tensor's data on its device, computed first if it is a ReLU or a convolution not yet written (see
-     * {@link Ops#relu} and {@link Ops#conv2d}).
+     * The tensor's data on its device. Of a tensor an op returned, read it through {@link Tape#data}, which writes it
+     * first if the op was deferred for fusion.
      */
     public Buffer data() {
-        Tensor root = root();
-        Tensor input = root.pendingReluOf;
-        if (input != null) {
-            root.pendingReluOf = null;
-            device().kernels().launch(new ReluForward(input.data(), data, root.size()));
-        }
-        Convolution c = root.pendingConvolution;
-        if (c != null) {
-            root.pendingConvolution = null;
-            device().kernels().launch(new Conv2dBiasForward(c.x().data(), c.w().data(), c.b().data(), data, c.s()));
-        }
         return data;
-    }
-
-    /** Makes this step tensor the ReLU of {@code input}, written when {@link #data()} is first read. */
-    void deferRelu(Tensor input) {
-        pendingReluOf = input;
-    }
-
-    /** The tensor this one is the ReLU of while that ReLU is not yet written; else null. */
-    Tensor pendingReluOf() {
-        return root().pendingReluOf;
-    }
-
-    /** Makes this step tensor the output of {@code c}, written when {@link #data()} is first read. */
-    void deferConvolution(Convolution c) {
-        pendingConvolution = c;
-    }
-
-    /** The convolution this tensor is the output of while it is not yet written; else null. */
-    Convolution pendingConvolution() {
-        return root().pendingConvolution;
     }
 
     public Device device() {

@@ -19,9 +19,9 @@ import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelTime;
 
 /**
- * LeNet's first convolution, its ReLU and pooling run as one op ({@code Kernels.conv2dBiasReluAvgPoolForward} and
- * its backward), the second's ReLU and pooling as another ({@code Kernels.reluAvgPoolForward}), unless something
- * reads the first ReLU's output; either way a step gives the same logits and gradients: the same bits but for the
+ * LeNet's first convolution, its ReLU and pooling run as one op ({@code conv2d_bias_relu_avg_pool_forward} and
+ * its backward), the second's ReLU and pooling as another ({@code relu_avg_pool_forward}), unless something
+ * reads the first ReLU's output or an op stands between them; either way a step gives the same logits and gradients: the same bits but for the
  * first layer's, whose sums the fused op may take in another order.
  */
 class LayerFusionTest {
@@ -122,7 +122,7 @@ class LayerFusionTest {
             try (Tape tape = Tape.training(replica.workspace())) {
                 Tensor yHat = new LeNet().forward(tape, x, replica.params(), (name, t) -> {
                     if (readActivation && name.equals("h1_activation")) {
-                        t.data();
+                        tape.data(t);
                     }
                 });
                 logits = device.download(yHat.data());
