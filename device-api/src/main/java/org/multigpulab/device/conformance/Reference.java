@@ -1,7 +1,12 @@
 package org.multigpulab.device.conformance;
 
+import java.util.Arrays;
+import java.util.Map;
+import java.util.function.Function;
 import org.multigpulab.device.BiasShape;
+import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.PoolShape;
 
 /**
@@ -20,6 +25,104 @@ public final class Reference {
             d[i] = a[i];
         }
         return d;
+    }
+
+    /**
+     * What {@code call} writes, in float64: each buffer it writes, with the values its op's contract gives for the
+     * contents {@code in} gives of the buffers it reads (an updated buffer's among them). Every op has its case, so a
+     * new op makes the compiler name this method.
+     */
+    public static Map<Buffer, double[]> outputs(KernelOp.Call call, Function<Buffer, double[]> in) {
+        return switch (call) {
+            case KernelOp.Conv2dForward(var x, var w, var y, var s) ->
+                Map.of(y, conv2dForward(in.apply(x), in.apply(w), s));
+            case KernelOp.Conv2dBackwardData(var dy, var w, var dx, var s) ->
+                Map.of(dx, conv2dBackwardData(in.apply(dy), in.apply(w), s));
+            case KernelOp.Conv2dBackwardFilter(var x, var dy, var dw, var s) ->
+                Map.of(dw, conv2dBackwardFilter(in.apply(x), in.apply(dy), s));
+            case KernelOp.BiasAdd(var y, var b, var s) -> Map.of(y, biasAdd(in.apply(y), in.apply(b), s));
+            case KernelOp.BiasAddBackward(var dy, var db, var s) -> Map.of(db, biasAddBackward(in.apply(dy), s));
+            case KernelOp.AvgPoolForward(var x, var y, var s) -> Map.of(y, avgPoolForward(in.apply(x), s));
+            case KernelOp.AvgPoolBackward(var dy, var dx, var s) -> Map.of(dx, avgPoolBackward(in.apply(dy), s));
+            case KernelOp.ReluForward(var x, var y, var n) -> Map.of(y, reluForward(head(in.apply(x), n)));
+            case KernelOp.ReluBackward(var x, var dy, var dx, var n) ->
+                Map.of(dx, reluBackward(head(in.apply(x), n), head(in.apply(dy), n)));
+            case KernelOp.Conv2dBiasForward(var x, var w, var b, var y, var s) ->
+                Map.of(y, conv2dBiasForward(in.apply(x), in.apply(w), in.apply(b), s));
+            case KernelOp.ReluAvgPoolForward(var x, var y, var s) -> Map.of(y, reluAvgPoolForward(in.apply(x), s));
+            case KernelOp.ReluAvgPoolBackward(var x, var dy, var dx, var s) ->
+                Map.of(dx, reluAvgPoolBackward(in.apply(x), in.apply(dy), s));
+            case KernelOp.Conv2dBiasReluAvgPoolForward(var x, var w, var b, var y, var s) ->
+                Map.of(
+                        y,
+                        reluAvgPoolForward(
+                                conv2dBiasForward(in.apply(x), in.apply(w), in.apply(b), s.conv()), s.pool()));
+            case KernelOp.Conv2dBiasReluAvgPoolBackward(var x, var w, var b, var dy, var dw, var db, var s) -> {
+                double[] conv = conv2dBiasForward(in.apply(x), in.apply(w), in.apply(b), s.conv());
+                double[] dconv = reluAvgPoolBackward(conv, in.apply(dy), s.pool());
+                yield Map.of(
+                        dw, conv2dBackwardFilter(in.apply(x), dconv, s.conv()),
+                        db, biasAddBackward(dconv, s.conv().bias()));
+            }
+            case KernelOp.Gemm g ->
+                Map.of(
+                        g.c(),
+                        gemm(
+                                g.transA(),
+                                g.transB(),
+                                g.m(),
+                                g.n(),
+                                g.k(),
+                                g.alpha(),
+                                in.apply(g.a()),
+                                in.apply(g.b()),
+                                g.beta(),
+                                g.beta() == 0 ? null : in.apply(g.c())));
+            case KernelOp.SoftmaxCrossEntropyForward(var logits, var labels, var loss, var batch, var classes) ->
+                Map.of(loss, softmaxCrossEntropyForward(in.apply(logits), in.apply(labels), batch, classes));
+            case KernelOp.SoftmaxCrossEntropyBackward(var logits, var labels, var dlogits, var batch, var classes) ->
+                Map.of(dlogits, softmaxCrossEntropyBackward(in.apply(logits), in.apply(labels), batch, classes));
+            case KernelOp.Axpy(var alpha, var x, var y, var n) -> {
+                double[] xs = in.apply(x), ys = head(in.apply(y), n);
+                for (int i = 0; i < n; i++) ys[i] += alpha * xs[i];
+                yield Map.of(y, ys);
+            }
+            case KernelOp.Scale(var alpha, var x, var n) -> {
+                double[] xs = head(in.apply(x), n);
+                for (int i = 0; i < n; i++) xs[i] *= alpha;
+                yield Map.of(x, xs);
+            }
+            case KernelOp.Add(var a, var b, var out, var n) -> {
+                double[] as = in.apply(a), bs = in.apply(b), sum = new double[n];
+                for (int i = 0; i < n; i++) sum[i] = as[i] + bs[i];
+                yield Map.of(out, sum);
+            }
+            case KernelOp.Fill(var value, var x, var n) -> {
+                double[] xs = new double[n];
+                Arrays.fill(xs, value);
+                yield Map.of(x, xs);
+            }
+            case KernelOp.ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
+                Map.of(count, new double[] {argmaxMatches(in.apply(logits), in.apply(labels), batch, classes)});
+        };
+    }
+
+    /** The first {@code n} elements of {@code a}, a copy. */
+    private static double[] head(double[] a, int n) {
+        return Arrays.copyOf(a, n);
+    }
+
+    /** How many rows have their largest logit at the label's class, the first maximum winning a tie. */
+    public static int argmaxMatches(double[] logits, double[] labels, int batch, int classes) {
+        int matches = 0;
+        for (int r = 0; r < batch; r++) {
+            int best = 0;
+            for (int j = 1; j < classes; j++) {
+                if (logits[r * classes + j] > logits[r * classes + best]) best = j;
+            }
+            if (best == (int) labels[r]) matches++;
+        }
+        return matches;
     }
 
     public static double[] conv2dForward(double[] x, double[] w, ConvShape s) {

@@ -8,9 +8,12 @@ import static org.multigpulab.device.conformance.Reference.wide;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -69,7 +72,8 @@ import org.opentest4j.TestAbortedException;
  * every gradient in a slice of one buffer.
  *
  * <ul>
- *   <li>Each kernel against {@link Reference} in float64: the largest absolute error must stay within
+ *   <li>Every op of {@link KernelOp}, in its case of {@link #sample}, against {@link Reference#outputs}; then each
+ *       kernel on more shapes against {@link Reference} in float64: the largest absolute error must stay within
  *       {@link #TOLERANCE} times the largest magnitude of the reference result.</li>
  *   <li>Every backward kernel against a central finite difference of the backend's own forward kernel along
  *       a random direction, within {@link #FD_TOLERANCE} relative.</li>
@@ -422,6 +426,123 @@ public abstract class KernelConformanceKit {
     }
 
     // --- kernels against the float64 reference ---------------------------------------------------------
+
+    // --- every op, one call on fresh random inputs, against the float64 reference ---------------------------
+
+    static Stream<KernelOp> ops() {
+        return KernelOp.all().stream();
+    }
+
+    /**
+     * One call of {@code op} (its case in {@link #sample}) on fresh random inputs against {@link Reference#outputs},
+     * every buffer it writes within {@link #TOLERANCE}. A new op fails here until the kit has its case; the tests
+     * below add each op's edge shapes, exact results and finite differences.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ops")
+    void everyOpMatchesTheFloat64Reference(KernelOp op) {
+        KernelOp.Call call = sample(op.type());
+        Map<Buffer, double[]> read = new IdentityHashMap<>();
+        for (int i = 0; i < op.args().size(); i++) {
+            if (call.reads(i)) {
+                read.put(call.buffer(i), wide(down(call.buffer(i), (int) call.needed(i))));
+            }
+        }
+        Map<Buffer, double[]> expected = Reference.outputs(call, read::get);
+        k.launch(call);
+        for (int i = 0; i < op.args().size(); i++) {
+            if (call.writes(i)) {
+                Buffer written = call.buffer(i);
+                double minScale = call instanceof SoftmaxCrossEntropyForward ? 1 : 1e-30;
+                assertClose(
+                        op.kernelName() + " " + op.args().get(i).role(),
+                        expected.get(written),
+                        down(written, (int) call.needed(i)),
+                        minScale);
+            }
+        }
+    }
+
+    /**
+     * The kit's case of each op: one call on small odd shapes, its inputs fresh random numbers (labels random
+     * classes), its outputs zeros.
+     */
+    private KernelOp.Call sample(Class<? extends KernelOp.Call> op) {
+        ConvShape conv = new ConvShape(2, 3, 7, 6, 4, 3, 2);
+        BiasShape bias = new BiasShape(3, 5, 7);
+        PoolShape pool = new PoolShape(6, 7, 5, 3, 2);
+        ConvPoolShape first = new ConvPoolShape(new ConvShape(3, 1, 9, 9, 5, 2, 2), 2, 2);
+        int n = 37, batch = 5, classes = 7;
+        Supplier<Buffer> labels = () -> up(randomLabels(batch, classes));
+        return switch (op.getSimpleName()) {
+            case "Conv2dForward" ->
+                new Conv2dForward(in(conv.inputLength()), in(conv.filterLength()), out(conv.outputLength()), conv);
+            case "Conv2dBackwardData" ->
+                new Conv2dBackwardData(in(conv.outputLength()), in(conv.filterLength()), out(conv.inputLength()), conv);
+            case "Conv2dBackwardFilter" ->
+                new Conv2dBackwardFilter(
+                        in(conv.inputLength()), in(conv.outputLength()), out(conv.filterLength()), conv);
+            case "BiasAdd" -> new BiasAdd(in(bias.length()), in(bias.channels()), bias);
+            case "BiasAddBackward" -> new BiasAddBackward(in(bias.length()), out(bias.channels()), bias);
+            case "AvgPoolForward" -> new AvgPoolForward(in(pool.inputLength()), out(pool.outputLength()), pool);
+            case "AvgPoolBackward" -> new AvgPoolBackward(in(pool.outputLength()), out(pool.inputLength()), pool);
+            case "ReluForward" -> new ReluForward(in(n), out(n), n);
+            case "ReluBackward" -> new ReluBackward(in(n), in(n), out(n), n);
+            case "Conv2dBiasForward" ->
+                new Conv2dBiasForward(
+                        in(conv.inputLength()),
+                        in(conv.filterLength()),
+                        in(conv.outChannels()),
+                        out(conv.outputLength()),
+                        conv);
+            case "ReluAvgPoolForward" -> new ReluAvgPoolForward(in(pool.inputLength()), out(pool.outputLength()), pool);
+            case "ReluAvgPoolBackward" ->
+                new ReluAvgPoolBackward(in(pool.inputLength()), in(pool.outputLength()), out(pool.inputLength()), pool);
+            case "Conv2dBiasReluAvgPoolForward" ->
+                new Conv2dBiasReluAvgPoolForward(
+                        in(first.conv().inputLength()),
+                        in(first.conv().filterLength()),
+                        in(first.conv().outChannels()),
+                        out(first.outputLength()),
+                        first);
+            case "Conv2dBiasReluAvgPoolBackward" ->
+                new Conv2dBiasReluAvgPoolBackward(
+                        in(first.conv().inputLength()),
+                        in(first.conv().filterLength()),
+                        in(first.conv().outChannels()),
+                        in(first.outputLength()),
+                        out(first.conv().filterLength()),
+                        out(first.conv().outChannels()),
+                        first);
+            case "Gemm" -> new Gemm(true, false, 6, 5, 9, 0.5f, in(9 * 6), in(9 * 5), 1.5f, in(6 * 5));
+            case "SoftmaxCrossEntropyForward" ->
+                new SoftmaxCrossEntropyForward(in(batch * classes), labels.get(), out(batch), batch, classes);
+            case "SoftmaxCrossEntropyBackward" ->
+                new SoftmaxCrossEntropyBackward(
+                        in(batch * classes), labels.get(), out(batch * classes), batch, classes);
+            case "Axpy" -> new Axpy(-0.75f, in(n), in(n), n);
+            case "Scale" -> new Scale(1.25f, in(n), n);
+            case "Add" -> new Add(in(n), in(n), out(n), n);
+            case "Fill" -> new Fill(3.5f, out(n), n);
+            case "ArgmaxMatches" -> new ArgmaxMatches(in(batch * classes), labels.get(), out(1), batch, classes);
+            default ->
+                throw new AssertionError("the conformance kit has no case of " + op.getSimpleName()
+                        + ": add one to KernelConformanceKit.sample, beside the others");
+        };
+    }
+
+    /** A tensor of {@code n} fresh random numbers. */
+    private Buffer in(int n) {
+        return up(randomFloats(n));
+    }
+
+    private float[] randomLabels(int batch, int classes) {
+        float[] labels = new float[batch];
+        for (int i = 0; i < batch; i++) {
+            labels[i] = random.nextInt(classes);
+        }
+        return labels;
+    }
 
     @ParameterizedTest
     @MethodSource("convShapes")
