@@ -701,7 +701,6 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
         }
     }
 
-
     /** {@code Conv2dBiasForward} → {@code conv2d_bias_forward}. */
     private static String snakeCase(String name) {
         return name.replaceAll("(?<=[a-z0-9])(?=[A-Z])", "_").toLowerCase(Locale.ROOT);
