@@ -74,9 +74,9 @@ public final class Ops {
 
     /**
      * {@code F.avg_pool2d(x, kernel_size=window, stride=stride)}: x [N, C, H, W] → [N, C, H', W']. Of a ReLU
-     * not yet written, the two in one pass each way ({@link Kernels#reluAvgPoolForward}), with the same result;
+     * not yet written, the two in one pass each way ({@link ReluAvgPoolForward}), with the same result;
      * and where that ReLU's input is a convolution not yet written whose input needs no gradient (a network's
-     * first layer), the three in one op each way ({@link Kernels#conv2dBiasReluAvgPoolForward}), which never store
+     * first layer), the three in one op each way ({@link Conv2dBiasReluAvgPoolForward}), which never store
      * the convolution's output or its gradient.
      */
     public static Tensor avgPool2d(Tape tape, Tensor x, int window, int stride) {

@@ -19,8 +19,8 @@ import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelTime;
 
 /**
- * LeNet's first convolution, its ReLU and pooling run as one op ({@code Kernels.conv2dBiasReluAvgPoolForward} and
- * its backward), the second's ReLU and pooling as another ({@code Kernels.reluAvgPoolForward}), unless something
+ * LeNet's first convolution, its ReLU and pooling run as one op ({@code KernelOp.Conv2dBiasReluAvgPoolForward} and
+ * its backward), the second's ReLU and pooling as another ({@code KernelOp.ReluAvgPoolForward}), unless something
  * reads the first ReLU's output; either way a step gives the same logits and gradients: the same bits but for the
  * first layer's, whose sums the fused op may take in another order.
  */
