@@ -1,8 +1,8 @@
 """The notebook's training step on one device, kernel by kernel: what each kernel PyTorch launches takes on the
 device (CUPTI's timestamps, through torch.profiler), per step of batch 256, beside the step's wall time. These
-are the measurements the sim backend's profile of that GPU is checked against (README, "GPU day"): its per-kernel
-times are what the profile simulates, and the step's wall time over its kernels' sum shows how much of the
-notebook's epoch is the host's.
+are the measurements the sim backend's profile of that GPU is checked against (README, "GPU day";
+docs/performance-log.md, "The first GPU"): its per-kernel times are what the profile simulates, and the step's wall
+time over its kernels' sum shows how much of the notebook's epoch is the host's.
 
 The step is the notebook's train_batch (scripts/gpu/notebook.py) on a fixed random batch, so that no DataLoader
 runs beside it. On the processor (the rehearsal) the operators' own processor time stands in for the kernels'.

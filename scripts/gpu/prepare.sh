@@ -4,7 +4,7 @@
 #   runtime.tar.xz  a Java 25 runtime made with jlink: only the JDK modules that jdeps finds the packed jars use,
 #                   less java.desktop (charts: the GPU run trains with --no-plot), java.sql and java.xml (Gson's
 #                   SQL date adapters and JUnit's XML reports, neither used there); xz over an uncompressed jlink
-#                   image packs smaller than jlink's own --compress=zip-9 (README, "GPU day")
+#                   image packs smaller than jlink's own --compress=zip-9 (docs/ARCHITECTURE.md, "The GPU check")
 #   lib/            the lab's jars less libtorch and DJL (no libtorch there matches DJL's JNI: check.sh says
 #                   why), the PDF export and GIF libraries of XChart, XChart itself, and MPI (one process)
 #   kit/            the conformance kit (device-api's test-jar, backend-opencl's test classes), JUnit's console

@@ -14,7 +14,7 @@ public record ConvPoolShape(ConvShape conv, int window, int stride) {
         pool(conv, window, stride); // checks the window against the convolution's output
     }
 
-    /** The pooling as {@link Kernels#reluAvgPoolForward} takes it: over the convolution's output planes. */
+    /** The pooling as {@link KernelOp.ReluAvgPoolForward} takes it: over the convolution's output planes. */
     public PoolShape pool() {
         return pool(conv, window, stride);
     }

@@ -33,8 +33,8 @@ import picocli.CommandLine.Option;
  * share of the processor's peak.
  *
  * <p>The peak is measured again before each round and each epoch's share is taken against its own round's: on a
- * shared machine what a core gives moves by a quarter within minutes (the same training epoch took 7.3 s, then
- * 9.4 s twenty minutes later), and a peak taken once, at the start, would set one moment against another.
+ * shared machine what a core gives moves by a quarter within minutes, and a peak taken once, at the start, would
+ * set one moment against another.
  *
  * <p>The JVM's first epoch comes before the rounds and is reported on its own: while the JIT compiles the kernels
  * it is the slowest, and the setup that ran it would otherwise carry it in its median while the setups after it

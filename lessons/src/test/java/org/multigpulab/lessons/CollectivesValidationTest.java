@@ -15,7 +15,7 @@ import org.multigpulab.lessons.collectives.Validation;
 
 /**
  * The cost model against the published nccl-tests measurements in this module's resources, within the bands
- * the README states: median error at most 15 % and no system off by more than 1.5× from 16 MB on, within 2×
+ * docs/ARCHITECTURE.md states: median error at most 15 % and no system off by more than 1.5× from 16 MB on, within 2×
  * below 1 MB; and the systems the bands rest on are the kinds the issue asks for.
  */
 class CollectivesValidationTest {

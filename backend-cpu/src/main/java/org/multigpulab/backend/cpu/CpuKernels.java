@@ -74,10 +74,8 @@ final class CpuKernels implements Kernels {
      * Streams as many as the cores, or a multiple of them, run at once, one thread each: a loop inside a call
      * then runs its chunks on that thread alone, the same chunks, so every call gives the bits it gives alone.
      * 8 logical GPUs' shards of 32 then run as a batch of 256 does, a core's whole calls at a time, rather than
-     * each small call split over the cores, with a wait at its end (conv2's three kernels, 8 shards over the 2
-     * cores against one after another: 0.96, 0.89 and 0.95 of the time; a training step of 8 logical GPUs 0.93
-     * to 0.95: `docs/performance-log.md`). Other counts would leave a core idle at the end, so they run one
-     * after another, each call over every core.
+     * each small call split over the cores with a wait at its end. Other counts would leave a core idle at the end,
+     * so they run one after another, each call over every core.
      */
     @Override
     public void launchStreams(List<KernelStream> streams) {
@@ -181,7 +179,7 @@ final class CpuKernels implements Kernels {
         ConvPanels cp = panels(s);
         int co = s.outChannels(), taps = cp.taps();
         // With few taps (conv1's 9) a panel's multiply is short, so what each panel costs besides it dominates:
-        // such panels are wider, as many floats as a panel of 64 taps. On AVX2 conv1 took 0.76 times as long.
+        // such panels are wider, as many floats as a panel of 64 taps.
         overPanels(s, cp, PANEL * Math.max(1, 64 / taps), (chunk, from, to, width) -> {
             float[] columns = inputPanel.get(LINE_START + taps * width);
             float[] product = productPanel.get(LINE_START + co * width);
@@ -241,8 +239,8 @@ final class CpuKernels implements Kernels {
         int gradientRow = Gemm.roundUpTo(coPadded, Scratch.LINE_FLOATS);
         int chunks = Parallel.chunks(s.batch(), s.flops());
         float[] sums = partialSums(chunks * partial);
-        // A narrow filter's dot products run along a panel's pixels: 32 panels wide (its two packed operands, 29
-        // rows for conv1, take half of a 512 KB L2 on AVX2), conv1's took 0.78 times as long as with 4.
+        // A narrow filter's dot products run along a panel's pixels: 32 panels wide, so that each panel's dot
+        // products are long (its two packed operands, 29 rows for conv1, take half of a 512 KB L2 on AVX2).
         overPanels(s, cp, (narrow ? 32 : 4) * PANEL, (chunk, from, to, width) -> {
             if (narrow) {
                 // dw [Co, C·Kh·Kw] += dy [Co, pixels] · im2col(x)ᵀ, as dot products along the pixels
@@ -489,7 +487,6 @@ final class CpuKernels implements Kernels {
     private void reluBackward(Buffer x, Buffer dy, Buffer dx, int n) {
         CpuBuffer xb = cpu(x), dyb = cpu(dy), dxb = cpu(dx);
         // A mask instead of a branch: half the activations are negative at random, which a branch mispredicts
-        // (measured 8.9 ms against 0.8 for conv1's 3.5 million at batch 256)
         Parallel.forRange(
                 n,
                 n,

@@ -43,8 +43,8 @@ final class FusedFirstLayer {
 
     /**
      * Whether whole rows suit convolution {@code c}: they multiply {@code Kw − 1} columns a row that are no output
-     * pixel, 2 of 28 for LeNet's first layer. For its second, 4 of 13 (44 % more multiplies) made the fused forward
-     * pass 1.2 times as slow as the convolution through panels and the pooling after it.
+     * pixel, 2 of 28 for LeNet's first layer. Its second wastes 4 of 13 (44 % more multiplies), more than the fused
+     * pass saves, so it goes through panels and is pooled after.
      */
     static boolean suits(ConvShape c) {
         return 8 * (c.kernelWidth() - 1) <= c.width();
@@ -130,7 +130,7 @@ final class FusedFirstLayer {
 
     /**
      * Adds the image's filter and bias gradients to {@code lanes}, each as a vector of sums not yet added
-     * together, so that each image's dot products cost no sum of their lanes: that took a third of their time.
+     * together, so that each image's dot products cost no sum of their lanes: the lanes are added once, at the end.
      */
     void addGradients(float[] gradient, float[] panel, float[] lanes) {
         // [dw | db] [Co, taps + 1] += gradient [Co, columns] · panelᵀ, the ones row summing the bias's

@@ -33,16 +33,15 @@ final class Gemm {
     /**
      * Whether the processor has 32 vector registers (AVX-512; AArch64's vector units) rather than AVX2's 16. With
      * 16, blocks of four rows by four vectors (16 sums, 4 loaded vectors of B) spill, so the blocks there are two
-     * vectors wide and six rows high, in {@link #multiplyView} too. Among conv2's three kernels under
-     * -XX:UseAVX=2 the filter gradient took 24.2 ms a call with four vectors and 12.6 with two; with six rows the
-     * data gradient took 0.74 times as long as with four (scripts/kernel-ab.py, 6 and 5 rounds).
+     * vectors wide and six rows high, in {@link #multiplyView} too: six rows let each vector of B loaded feed six
+     * fused multiply-adds.
      */
     private static final boolean MANY_REGISTERS = USE_AVX < 0 || USE_AVX >= 3;
 
     /**
      * Whether a store under a mask costs about what a plain one does: with AVX-512's mask registers it does; AVX2's
-     * masked store (vmaskmovps) does not, on AMD's Zen 3 at least, where conv2's im2col packing took 0.90 of the
-     * time with the last float of each 9-pixel row copied alone. Other processors keep the masks.
+     * masked store (vmaskmovps) does not, on AMD's Zen 3 at least, so under AVX2 the floats of a row shorter than a
+     * vector are copied one by one. Other processors keep the masks.
      */
     static final boolean CHEAP_MASKED_STORES = USE_AVX < 0 || USE_AVX >= 3;
 
@@ -166,8 +165,8 @@ final class Gemm {
      * {@link #viewColumns} gives and m a multiple of {@link #viewRows}, as the caller pads them.
      *
      * <p>A kernel of its own, because an index read from a table costs a bounds check on every load of A, which
-     * the JIT removes where the index is the loop's variable plus a constant (the other kernels here): with the
-     * table in every kernel, the forward pass of conv2 took 1.25 times as long on 256-bit vectors.
+     * the JIT removes where the index is the loop's variable plus a constant (the other kernels here): the check
+     * then falls on the filter gradient alone.
      */
     static void multiplyView(
             int m,
@@ -1104,8 +1103,8 @@ final class Gemm {
      * adding to them (the fused first layer, image after image) and add the lanes once at the end. With 32
      * registers, twenty at a time (four rows of A with five of B: nine loads for twenty fused multiply-adds); then
      * eight (two rows with four: six loads for eight), then four; an odd last column four rows at a time: enough
-     * independent sums that the fused multiply-adds do not wait on each other (a lone dot product waits on each
-     * one's latency; conv1's ninth tap took as long as the other eight).
+     * independent sums that the fused multiply-adds do not wait on each other (a lone dot product, such as conv1's
+     * ninth tap, waits on each one's latency).
      */
     static void addDotLanes(int m, int n, int k, float[] a, int aOff, float[] b, int bOff, float[] lanes, int at) {
         int row = n * L, i = 0, fives = MANY_REGISTERS ? n / 5 * 5 : 0;

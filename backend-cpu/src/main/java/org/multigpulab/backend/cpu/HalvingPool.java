@@ -15,20 +15,18 @@ import jdk.incubator.vector.VectorSpecies;
  * with 256-bit vectors), so it writes some values a second time, the same ones, rather than finish the row under
  * masks or one by one. Rows of half a step (conv2's 4 outputs with 256-bit vectors) go two to a step, a vector
  * from each of four input rows. Only other rows shorter than a step (conv1's 13 outputs and conv2's 4 with 512-bit
- * vectors) take masks, in methods of their own: in the same method as the unmasked steps, where conv1's rows took
- * those and conv2's the masked ones, conv2's ReLU and pooling forward took 2.4 times as long among a training
- * step's kernels on AVX-512. Each sum is added in the general loops' order (top left, top right, bottom left,
- * bottom right), so every path gives the same bits.
+ * vectors) take masks, in methods of their own: a method that takes both masked and unmasked steps, as a training
+ * step's two layers would make it, has its vectors boxed by C2. Each sum is added in the general loops' order (top
+ * left, top right, bottom left, bottom right), so every path gives the same bits.
  *
  * <p>No method here hands a vector to another of ours: each step is written out whole, with the Vector API's own
- * methods alone, which C2 always inlines. With 8 logical GPUs C2 compiled {@link #forward} with the short rows
- * inlined before their method had a profile, left its small helpers for the ReLU and the means out ("low call site
- * frequency", "already compiled into a medium method"), and for the rest of the run every vector they took was
- * boxed and blended by the Vector API's Java fallback: about a twentieth of the run's samples.
+ * methods alone, which C2 always inlines. A helper of ours C2 may leave out of a method it compiles ("low call site
+ * frequency", "already compiled into a medium method", as with 8 logical GPUs), and then every vector the helper
+ * takes for the rest of the run is boxed and blended by the Vector API's Java fallback.
  *
  * <p>Only vectors of the one species every kernel uses ({@link Gemm#species}), never half-width ones: the Vector
- * API's methods are shared by every shape, and where their profiles had seen a second shape's vectors C2 compiled
- * the other kernels' calls for both ({@link Vectors} says what that cost).
+ * API's methods are shared by every shape, and where their profiles have seen a second shape's vectors C2 compiles
+ * the other kernels' calls for both ({@link Vectors}).
  */
 final class HalvingPool {
 
@@ -203,7 +201,7 @@ final class HalvingPool {
     /**
      * {@link #backward} where {@code x > 0} (a plane at {@code xIn}, laid out as {@code dx}'s), zero elsewhere: the
      * gradient of the ReLU before the pooling too. Its own loop rather than a test for {@code x} in
-     * {@link #backward}'s: that made the pooling alone 2.5 times slower (docs/performance-log.md).
+     * {@link #backward}'s, which would slow the pooling alone as well (docs/performance-log.md).
      */
     static void backwardWherePositive(
             float[] dy, int out, int oh, int ow, float[] x, int xIn, float[] dx, int in, int width) {

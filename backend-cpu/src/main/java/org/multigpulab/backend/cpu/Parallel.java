@@ -13,13 +13,11 @@ import java.util.function.IntConsumer;
  * work would cost more than it saves.
  *
  * <p>A helper that finds no work waits a while before it parks, as OpenMP's threads do: first spinning, then
- * yielding its core to any thread that wants it. Waking a parked thread costs more than a small kernel (measured on
- * the 2-core machine: 13 µs a call for a parallel stream on the common fork-join pool after 20 µs of other work,
- * whose worker had parked; 3 to 7 µs back to back), and a loop posted while its helper is parked mostly runs on the
- * caller alone, which claims the chunks first. Between a training step's parallel loops the caller often works
- * alone for longer than the spin (small kernels, the tape, the simulator's bookkeeping): with a spin of 50 µs and no
- * yielding, the helper was parked at 2,709 of a run's 4,155 loops on 1 logical GPU and at 10,057 of 20,928 on 8;
- * with yielding up to {@link #YIELD_NANOS}, at 76 and 372. One loop runs on the team at a time; a loop that
+ * yielding its core to any thread that wants it. Waking a parked thread costs more than a small kernel, and a loop
+ * posted while its helper is parked mostly runs on the caller alone, which claims the chunks first. Between a
+ * training step's parallel loops the caller often works alone for longer than the spin (small kernels, the tape,
+ * the simulator's bookkeeping), so the helper yields up to {@link #YIELD_NANOS} before it parks, which keeps it
+ * awake for most of a step's loops. One loop runs on the team at a time; a loop that
  * finds it busy (another thread's, or one started inside a chunk) runs its chunks one after another on its own
  * thread, the same chunks, so that per-chunk partial results are the same either way.
  */

@@ -10,12 +10,9 @@ import jdk.incubator.vector.VectorSpecies;
  * and additions of im2col and col2im. Single-threaded, on array windows; callers split the work over cores.
  *
  * <p>Every vector here and in the other kernels is of the one species {@link Gemm#species}. The Vector API's
- * methods ({@code intoArray}, {@code add}, …) are shared by all shapes, and when their profiles had also seen
- * half-width vectors (this class's tails and the pooling's outputs took them), C2 compiled our kernels' calls
- * for both shapes: under AVX2, conv2's forward pass then took 3.8–4.7 s over 3 epochs of 20,000 images against
- * 2.0–2.6 where the JIT had happened to compile it first, in 6 of 8 JVMs (JFR's inlining events:
- * {@code FloatVector::intoArray -> Float128Vector::length} inside {@code ConvPanels.packInput} in exactly the
- * slow ones).
+ * methods ({@code intoArray}, {@code add}, …) are shared by all shapes, and once their profiles have also seen
+ * half-width vectors, C2 compiles our kernels' calls for both shapes, and whether a kernel runs at full speed then
+ * depends on which the JIT happened to compile first (docs/performance-log.md, "One vector species").
  */
 final class Vectors {
 
@@ -65,8 +62,8 @@ final class Vectors {
 
     /**
      * {@code y[i] = max(x[i], 0)} for i in {@code [from, to)}, NaN kept as {@code Math.max} keeps it: the lanes
-     * at or below zero replaced by zero in a vector. The loop over {@code Math.max} measured twice as slow as
-     * ReLU's backward pass, which moves half as much memory again.
+     * at or below zero replaced by zero in a vector with a compare and a blend: a loop over {@code Math.max}, which
+     * must order −0 below 0, takes several instructions more (docs/performance-log.md).
      */
     static void relu(float[] x, int xOff, float[] y, int yOff, int from, int to) {
         int i = from;
@@ -96,10 +93,9 @@ final class Vectors {
 
     /**
      * {@code dst[d, d + n) = src[s, s + n)} for a row of at least one vector (conv1's 26 pixels): whole vectors,
-     * the last of them moved back to end where the row ends, so it copies a few floats a second time (conv2's
-     * forward pass took 0.95 of the time of a masked or scalar tail on a Zen 3). {@code System.arraycopy} costs
-     * more than such a row. A row of up to two vectors (conv2's 9 pixels at 256 bits) is two overlapping copies
-     * with no loop: its forward pass took 0.87–0.91 of the time with 256-bit vectors.
+     * the last of them moved back to end where the row ends, so it copies a few floats a second time rather than
+     * finish under a mask or one float at a time. {@code System.arraycopy} costs more than such a row. A row of up
+     * to two vectors (conv2's 9 pixels at 256 bits) is two overlapping copies with no loop.
      */
     static void copyRow(float[] src, int s, float[] dst, int d, int n) {
         if (n <= 2 * L) {
@@ -159,7 +155,8 @@ final class Vectors {
 
     /**
      * {@code dst[d, d + n) += src[s, s + n)}: whole vectors, then single floats. Not masked like {@link #copyRow}:
-     * for col2im's short rows a masked load right after a masked store measured 40 % slower.
+     * col2im's short rows would then load under a mask right after a masked store, which costs more than the
+     * single floats (docs/performance-log.md).
      */
     static void addRow(float[] src, int s, float[] dst, int d, int n) {
         int i = 0;

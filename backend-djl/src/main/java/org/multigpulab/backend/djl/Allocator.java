@@ -4,7 +4,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Which malloc libtorch runs on. Its processor kernels allocate and free native memory in every call, and with
- * glibc's malloc an epoch took 5× as long as with tcmalloc on an AMD Zen 5 machine (README, "The allocator").
+ * glibc's malloc an epoch took 5× as long as with tcmalloc on an AMD Zen 5 machine (docs/ARCHITECTURE.md, "The djl
+ * backend").
  * {@code ./lab} preloads tcmalloc where it is installed; a run without it is told once how to get it.
  */
 final class Allocator {

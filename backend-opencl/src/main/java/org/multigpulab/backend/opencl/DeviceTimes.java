@@ -14,9 +14,8 @@ import org.multigpulab.device.KernelOp;
 /**
  * Each kernel call's time on the device, from OpenCL's profiling counters, told to the device's stats in place of
  * the time the call took on the host. On a GPU the host only enqueues: it runs ahead and waits wherever the driver
- * makes it, so the host's times say where it waited, not where the device worked (on the first H200 the report put
- * 93 % of the kernels' time on the fused first layer's backward pass, whose temporary buffers' release waited for
- * the queue).
+ * makes it, so the host's times say where it waited, not where the device worked (a call that frees its temporary
+ * buffers waits there for the queue, and would be charged the kernels before it).
  *
  * <p>The device hands over each event its kernels enqueue ({@link #launched}); the gate in front of the kernels
  * then reports the call ({@link #onKernel}), which takes the events launched since the last call. Calls are kept

@@ -75,9 +75,9 @@ final class OpenClDevice implements Device {
 
     /**
      * With {@code sumsByGroups}, the ops of {@link OpenClKernels#SUMMED_BY_GROUPS} take their {@code _by_groups}
-     * kernels: a GPU's choice (one work-item per output left the first H200 all but idle), where PoCL on the
-     * processor ran the notebook's epoch in twice the time (README, "GPU day"). The conformance kit takes them on
-     * the processor too.
+     * kernels: a GPU's choice (one work-item per output leaves a GPU's many cores all but idle), where PoCL on the
+     * processor takes longer with them (docs/performance-log.md, "OpenCL's sums by work-groups on the processor").
+     * The conformance kit takes them on the processor too.
      */
     OpenClDevice(DeviceId id, Discovery.Found found, boolean sumsByGroups) {
         this.sumsByGroups = sumsByGroups;

@@ -25,8 +25,8 @@ import org.multigpulab.device.KernelOp;
  * Copies between buffers and uploads from the host are fitted as a kind is.
  *
  * <p>First every case runs in passes until the JIT has compiled them all; then the cases are timed in passes,
- * each case once per pass, and each takes its median over the passes (its lower quartile ran 20 to 40 % under
- * the kernels' time in training on the shared 2-core machine: in a training step they are not that lucky).
+ * each case once per pass, and each takes its median over the passes (a lower quartile would be luckier than the
+ * kernels of a training step are).
  */
 record HostCalibration(
         Map<String, CostTable> tables,
@@ -200,8 +200,8 @@ record HostCalibration(
      * which a step's kernels do not): {@code MIN_PASSES} at least, then more until the budget is spent. A pass
      * runs the calls from the smallest {@code sizes} (FLOPs and bytes) to the largest, after an untimed run of the
      * smallest: a small call right after a large one that ran on every core waits several microseconds for the
-     * processor to settle (5 µs for an 8 KB ReLU after a 1,024-row GEMM against 0.5 after another ReLU, measured
-     * on the 2-core machine), which a call of its size in a step seldom does.
+     * processor to settle (docs/ARCHITECTURE.md, "The host profile"), which a call of its size in a step seldom
+     * does.
      */
     private static double[] timeInPasses(List<Runnable> work, List<Long> sizes, Device device, long start) {
         int[] order = IntStream.range(0, work.size())

@@ -6,8 +6,9 @@ package org.multigpulab.backend.sim;
  * backward op) and {@code sgd}; per parameter the notebook's {@code allreduce}, plus a share for each device after
  * the first; and the {@code DataLoader}'s processor time per image (a PIL image, {@code ToTensor}, collation),
  * spent by worker processes on the machine's {@code cores} beside the host thread. All measured by
- * {@code scripts/pytorch-host.py} with Debian's python3-torch 1.13 on this lab's 2-core machine (the README has
- * its output): processor time of one thread on shards of one image, so that the arithmetic is small.
+ * {@code scripts/pytorch-host.py} with Debian's python3-torch 1.13 on this lab's 2-core machine
+ * (docs/ARCHITECTURE.md, "The notebook's host", has its output): processor time of one thread on shards of one
+ * image, so that the arithmetic is small.
  *
  * <p>What the model leaves out: the processor's speed (Colab's is not this machine's), the kernels' own launches
  * (charged per launch by the profile), and the call of {@code torch.cuda.synchronize}, whose wait the timeline
@@ -27,7 +28,7 @@ record HostModel(
 
     private static final double US = 1e-6;
 
-    /** scripts/pytorch-host.py's figures on this machine (the README's run). */
+    /** scripts/pytorch-host.py's figures on this machine (the run in docs/ARCHITECTURE.md). */
     static final HostModel MEASURED =
             new HostModel(375.3 * US, 1511.9 * US, 164.7 * US, 2.3 * US, 2.4 * US, 9.7 * US, 53.5 * US, 2);
 

@@ -10,8 +10,7 @@ import org.multigpulab.device.io.WholeFile;
 /**
  * An uncompressed copy of Fashion-MNIST in the lab's cache folder, for the runs after this one. The default search
  * finds the cache folder before the Debian package's, and the 55 MB of the four files read as they are take less
- * time than their 31 MB of gzip unpacked: a run's time to its first batch went from 1.27 to 0.99 s (medians of 5
- * in turns, a 2-core AMD Zen 3).
+ * time than their 31 MB of gzip unpacked (docs/performance-log.md, "Fashion-MNIST unpacked once").
  */
 public final class UnpackedCopy {
 

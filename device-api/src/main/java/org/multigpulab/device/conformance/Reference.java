@@ -249,7 +249,7 @@ public final class Reference {
         return reluBackward(x, avgPoolBackward(dy, s));
     }
 
-    /** {@code alpha·op(a)·op(b) + beta·c} with the same layout conventions as {@code Kernels.gemm}. */
+    /** {@code alpha·op(a)·op(b) + beta·c} with the same layout conventions as {@code KernelOp.Gemm}. */
     public static double[] gemm(
             boolean ta,
             boolean tb,

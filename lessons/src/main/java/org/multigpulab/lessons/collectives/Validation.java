@@ -15,8 +15,8 @@ import org.multigpulab.lessons.plot.Curve;
 
 /**
  * The cost model against published nccl-tests measurements: for every measured size, the bus bandwidth measured
- * and modelled and the error, and the summary the README's bands are stated in: the median error and the worst
- * ratio at 16 MB and more, and the worst ratio below 1 MB.
+ * and modelled and the error, and the summary the bands of docs/ARCHITECTURE.md are stated in: the median error and
+ * the worst ratio at 16 MB and more, and the worst ratio below 1 MB.
  */
 public record Validation(List<Comparison> comparisons) {
 

@@ -14,8 +14,8 @@ import org.multigpulab.device.KernelTime;
 import org.multigpulab.device.Timeline;
 
 /**
- * The JSON run report of {@code ./lab train --report FILE}; its schema is in the README. Field names are the
- * record components in snake case.
+ * The JSON run report of {@code ./lab train --report FILE}; the README shows its fields, docs/ARCHITECTURE.md
+ * ("Files") each schema version. Field names are the record components in snake case.
  */
 public record RunReport(
         String schema,
