@@ -16,7 +16,7 @@ difference: the notebook's allreduce rebinds data[i] to the copy, so copies 1…
 here it is written into them (data[i][:] = ...), as ./lab train does and as the notebook means.
 
 Float32 throughout, one thread (the same bits every run), and oneDNN held to its SSE4.1 convolutions
-(DNNL_MAX_CPU_ISA, read when torch loads), as lessons/pom.xml holds DJL's libtorch: with its AVX2 ones on an AMD
+(DNNL_MAX_CPU_ISA, set before torch is imported), as lessons/pom.xml holds DJL's libtorch: with its AVX2 ones on an AMD
 Zen 3, libtorch's updates came 3.2e-3 from ours.
 """
 import os
