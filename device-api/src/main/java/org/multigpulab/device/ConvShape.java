@@ -1,12 +1,21 @@
 package org.multigpulab.device;
 
 /**
- * A 2-D convolution with stride 1 and no padding (the seed's two convolutions), cuDNN-style:
- * input {@code x[batch, inChannels, height, width]}, filter {@code w[outChannels, inChannels, kernelHeight,
- * kernelWidth]}, output {@code y[batch, outChannels, outHeight, outWidth]}. Immutable.
+ * A 2-D convolution, cuDNN-style: input {@code x[batch, inChannels, height, width]}, filter {@code w[outChannels,
+ * inChannels, kernelHeight, kernelWidth]}, output {@code y[batch, outChannels, outHeight, outWidth]}, the filter
+ * moved {@code stride} pixels at a time over the input with {@code padding} zeros around it, as PyTorch's
+ * {@code nn.Conv2d(..., stride, padding)}. Immutable.
  */
 public record ConvShape(
-        int batch, int inChannels, int height, int width, int outChannels, int kernelHeight, int kernelWidth) {
+        int batch,
+        int inChannels,
+        int height,
+        int width,
+        int outChannels,
+        int kernelHeight,
+        int kernelWidth,
+        int stride,
+        int padding) {
 
     public ConvShape {
         if (batch <= 0
@@ -14,18 +23,26 @@ public record ConvShape(
                 || outChannels <= 0
                 || kernelHeight <= 0
                 || kernelWidth <= 0
-                || height < kernelHeight
-                || width < kernelWidth) {
+                || stride <= 0
+                || padding < 0
+                || height + 2 * padding < kernelHeight
+                || width + 2 * padding < kernelWidth) {
             throw new DeviceException("invalid convolution shape " + this);
         }
     }
 
+    /** A convolution of stride 1 without padding, as the notebook's LeNet has. */
+    public ConvShape(
+            int batch, int inChannels, int height, int width, int outChannels, int kernelHeight, int kernelWidth) {
+        this(batch, inChannels, height, width, outChannels, kernelHeight, kernelWidth, 1, 0);
+    }
+
     public int outHeight() {
-        return height - kernelHeight + 1;
+        return (height + 2 * padding - kernelHeight) / stride + 1;
     }
 
     public int outWidth() {
-        return width - kernelWidth + 1;
+        return (width + 2 * padding - kernelWidth) / stride + 1;
     }
 
     public int inputLength() {
@@ -51,6 +68,19 @@ public record ConvShape(
     }
 
     public ConvShape withBatch(int newBatch) {
-        return new ConvShape(newBatch, inChannels, height, width, outChannels, kernelHeight, kernelWidth);
+        return new ConvShape(
+                newBatch, inChannels, height, width, outChannels, kernelHeight, kernelWidth, stride, padding);
+    }
+
+    /**
+     * Refuses, for {@code backend}, a convolution with another stride than 1 or with padding, which its kernels do
+     * not run yet.
+     */
+    public void requireStrideOneUnpadded(String backend) {
+        if (stride != 1 || padding != 0) {
+            throw new DeviceException(backend + " runs convolutions of stride 1 without padding; this one has stride "
+                    + stride + " and padding " + padding + ". Run it on another backend, or give the layer stride 1"
+                    + " and no padding");
+        }
     }
 }

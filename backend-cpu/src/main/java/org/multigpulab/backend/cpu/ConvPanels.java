@@ -26,6 +26,7 @@ final class ConvPanels {
     private final int[] tapOffsets;
 
     ConvPanels(ConvShape s) {
+        s.requireStrideOneUnpadded("cpu");
         this.pixels = s.outHeight() * s.outWidth();
         this.outWidth = s.outWidth();
         this.inputSample = s.inChannels() * s.height() * s.width();

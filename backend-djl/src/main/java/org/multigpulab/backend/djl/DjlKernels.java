@@ -104,6 +104,7 @@ final class DjlKernels implements Kernels {
     }
 
     private static NDArray convolve(NDManager m, Buffer x, Buffer w, ConvShape s) {
+        s.requireStrideOneUnpadded("djl");
         return conv(
                 in(m, x, s.inputLength()).reshape(s.batch(), s.inChannels(), s.height(), s.width()),
                 in(m, w, s.filterLength()).reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth()));
@@ -118,6 +119,7 @@ final class DjlKernels implements Kernels {
     }
 
     private void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
+        s.requireStrideOneUnpadded("djl");
         into(dx, s.inputLength(), m -> {
             NDArray g = in(m, dy, s.outputLength()).reshape(s.batch(), s.outChannels(), s.outHeight(), s.outWidth());
             NDArray f = in(m, w, s.filterLength())
@@ -133,6 +135,7 @@ final class DjlKernels implements Kernels {
     }
 
     private void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
+        s.requireStrideOneUnpadded("djl");
         into(dw, s.filterLength(), m -> {
             // dw[o, c] = Σ_n x[n, c] ⋆ dy[n, o]: channels of x as the batch, images as the channels
             NDArray input = in(m, x, s.inputLength())

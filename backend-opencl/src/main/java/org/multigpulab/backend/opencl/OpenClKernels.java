@@ -70,6 +70,7 @@ final class OpenClKernels implements Kernels {
     }
 
     private static Object[] conv(ConvShape s) {
+        s.requireStrideOneUnpadded("opencl");
         return new Object[] {
             s.batch(), s.inChannels(), s.height(), s.width(), s.outChannels(), s.kernelHeight(), s.kernelWidth()
         };

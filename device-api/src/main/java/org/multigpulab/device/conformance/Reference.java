@@ -125,6 +125,23 @@ public final class Reference {
         return matches;
     }
 
+    /**
+     * Where output pixel {@code (i, j)}'s tap {@code (p, q)} reads channel {@code c} of image {@code n}: its index in
+     * x, or −1 where it falls on the padding.
+     */
+    private static int tap(ConvShape s, int n, int c, int i, int j, int p, int q) {
+        int row = i * s.stride() + p - s.padding(), col = j * s.stride() + q - s.padding();
+        if (row < 0 || row >= s.height() || col < 0 || col >= s.width()) {
+            return -1;
+        }
+        return ((n * s.inChannels() + c) * s.height() + row) * s.width() + col;
+    }
+
+    private static int filterAt(ConvShape s, int o, int c, int p, int q) {
+        return ((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth() + q;
+    }
+
+    /** {@code y[n,o,i,j] = Σ_{c,p,q} x[n, c, i·stride + p − padding, j·stride + q − padding] · w[o,c,p,q]}. */
     public static double[] conv2dForward(double[] x, double[] w, ConvShape s) {
         int oh = s.outHeight(), ow = s.outWidth();
         double[] y = new double[s.outputLength()];
@@ -135,16 +152,16 @@ public final class Reference {
                         double sum = 0;
                         for (int c = 0; c < s.inChannels(); c++)
                             for (int p = 0; p < s.kernelHeight(); p++)
-                                for (int q = 0; q < s.kernelWidth(); q++)
-                                    sum += x[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q]
-                                            * w[
-                                                    ((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth()
-                                                            + q];
+                                for (int q = 0; q < s.kernelWidth(); q++) {
+                                    int at = tap(s, n, c, i, j, p, q);
+                                    if (at >= 0) sum += x[at] * w[filterAt(s, o, c, p, q)];
+                                }
                         y[((n * s.outChannels() + o) * oh + i) * ow + j] = sum;
                     }
         return y;
     }
 
+    /** Each output gradient sent back along the taps that made its output, padding dropped. */
     public static double[] conv2dBackwardData(double[] dy, double[] w, ConvShape s) {
         int oh = s.outHeight(), ow = s.outWidth();
         double[] dx = new double[s.inputLength()];
@@ -155,15 +172,15 @@ public final class Reference {
                         double g = dy[((n * s.outChannels() + o) * oh + i) * ow + j];
                         for (int c = 0; c < s.inChannels(); c++)
                             for (int p = 0; p < s.kernelHeight(); p++)
-                                for (int q = 0; q < s.kernelWidth(); q++)
-                                    dx[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q] += g
-                                            * w[
-                                                    ((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth()
-                                                            + q];
+                                for (int q = 0; q < s.kernelWidth(); q++) {
+                                    int at = tap(s, n, c, i, j, p, q);
+                                    if (at >= 0) dx[at] += g * w[filterAt(s, o, c, p, q)];
+                                }
                     }
         return dx;
     }
 
+    /** Each tap's weight gradient: its inputs times the output gradients they made, summed over the batch. */
     public static double[] conv2dBackwardFilter(double[] x, double[] dy, ConvShape s) {
         int oh = s.outHeight(), ow = s.outWidth();
         double[] dw = new double[s.filterLength()];
@@ -174,9 +191,10 @@ public final class Reference {
                         double g = dy[((n * s.outChannels() + o) * oh + i) * ow + j];
                         for (int c = 0; c < s.inChannels(); c++)
                             for (int p = 0; p < s.kernelHeight(); p++)
-                                for (int q = 0; q < s.kernelWidth(); q++)
-                                    dw[((o * s.inChannels() + c) * s.kernelHeight() + p) * s.kernelWidth() + q] +=
-                                            g * x[((n * s.inChannels() + c) * s.height() + i + p) * s.width() + j + q];
+                                for (int q = 0; q < s.kernelWidth(); q++) {
+                                    int at = tap(s, n, c, i, j, p, q);
+                                    if (at >= 0) dw[filterAt(s, o, c, p, q)] += g * x[at];
+                                }
                     }
         return dw;
     }

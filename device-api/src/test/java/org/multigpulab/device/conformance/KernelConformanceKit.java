@@ -464,6 +464,25 @@ public abstract class KernelConformanceKit {
     }
 
     /**
+     * A convolution with stride 2 and padding 1 (ResNet-18's shapes): a backend runs it as the float64 reference does,
+     * or refuses it before it runs, with a message that names the stride; never a wrong result.
+     */
+    @Test
+    void aStridedPaddedConvolutionRunsRightOrIsRefusedWithAMessage() {
+        ConvShape s = new ConvShape(2, 3, 9, 8, 4, 3, 3, 2, 1);
+        Buffer x = in(s.inputLength()), w = in(s.filterLength()), y = out(s.outputLength());
+        double[] expected = Reference.conv2dForward(wide(down(x, s.inputLength())), wide(down(w, s.filterLength())), s);
+        try {
+            k.launch(new Conv2dForward(x, w, y, s));
+        } catch (DeviceException refused) {
+            assertTrue(
+                    refused.getMessage().contains("stride"), "the refusal names the stride: " + refused.getMessage());
+            return;
+        }
+        assertClose("strided, padded conv2d_forward", expected, down(y, s.outputLength()));
+    }
+
+    /**
      * The kit's case of each op: one call on small odd shapes, its inputs fresh random numbers (labels random
      * classes), its outputs zeros.
      */
