@@ -11,6 +11,7 @@ import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.data.HostBatch;
 import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.Mode;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.device.Device;
@@ -45,7 +46,7 @@ public final class GradientCheck {
         Device device = Synthetic.sim(1).getFirst();
         long seed = System.nanoTime();
         Random random = new Random(seed);
-        List<HostTensor> init = model.initParams(3).stream()
+        List<HostTensor> init = model.initialState(3).stream()
                 .map(p -> {
                     float[] v = p.values().clone();
                     for (int i = 0; i < v.length; i++) {
@@ -59,7 +60,8 @@ public final class GradientCheck {
             Tensor x = Tensor.of(device.upload(batch.x()), false, BATCH, 1, 28, 28);
             Tensor y = Tensor.of(device.upload(batch.y()), false, BATCH);
             try (Tape tape = Tape.training(replica.workspace())) {
-                tape.backward(Ops.crossEntropySum(tape, model.forward(tape, x, replica.params()), y));
+                tape.backward(
+                        Ops.crossEntropySum(tape, model.forward(tape, x, replica.params(), List.of(), Mode.TRAIN), y));
             }
             List<double[]> at =
                     init.stream().map(p -> Reference.wide(p.values())).toList();

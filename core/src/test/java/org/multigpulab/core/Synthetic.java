@@ -8,6 +8,7 @@ import java.util.Random;
 import org.multigpulab.core.data.DataLocator;
 import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.FashionMnist;
+import org.multigpulab.core.data.ImageShape;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
@@ -32,7 +33,7 @@ public final class Synthetic {
                 pixels[i * 784 + p] = (byte) (band ? 200 + random.nextInt(56) : random.nextInt(60));
             }
         }
-        return new Dataset(name, pixels, labels, count, 28, 28);
+        return new Dataset(name, pixels, labels, count, new ImageShape(1, 28, 28));
     }
 
     public static FashionMnist.Splits splits(int train, int test) {

@@ -221,7 +221,7 @@ final class BenchCommand implements Callable<Integer> {
         TrainConfig config = new TrainConfig(1, 256, 0.2f, 1, true, false);
         double[] flops = new double[2];
         try (DataParallelTrainer trainer =
-                new DataParallelTrainer(devices, new LeNet(), new LeNet().initParams(1), config)) {
+                new DataParallelTrainer(devices, new LeNet(), new LeNet().initialState(1), config)) {
             TrainResult r = trainer.train(splits, new TrainingListener() {
                 @Override
                 public void onStart(Start start) {

@@ -6,7 +6,6 @@ import java.util.stream.Collectors;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.Model;
-import org.multigpulab.core.model.ParameterSpec;
 import org.multigpulab.core.train.Checkpoint;
 import org.multigpulab.core.train.Checkpoints;
 import org.multigpulab.core.train.TrainingState;
@@ -86,12 +85,8 @@ final class CheckpointOptions {
                             .collect(Collectors.joining("; "))
                     + "; give the options the checkpointed run had");
         }
-        List<HostTensor> params = SafeTensors.matching(
-                "--resume",
-                resume,
-                checkpoint.params(),
-                model.parameters().stream().map(ParameterSpec::name).toList(),
-                model.parameters().stream().map(ParameterSpec::shape).toList());
+        List<HostTensor> params =
+                SafeTensors.matching("--resume", resume, checkpoint.params(), model.stateNames(), model.stateShapes());
         return new Resumed(checkpoint.state(), params, contents.placement());
     }
 

@@ -3,7 +3,6 @@ package org.multigpulab.lessons;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -15,7 +14,6 @@ import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.Model;
-import org.multigpulab.core.model.ParameterSpec;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.Checkpoint;
 import org.multigpulab.core.train.DataParallelTrainer;
@@ -304,9 +302,8 @@ final class TrainCommand implements Callable<Integer> {
                         resumed, BatchIterator.batchesPerEpoch(splits.train().count(), batchSize), placement));
             }
         } else {
-            init = load == null ? model.initParams(seed) : loadParams(load, model);
+            init = load == null ? model.initialState(seed) : loadParams(load, model);
         }
-        init = fromRankZero(group, init);
 
         List<Device> opened = deviceSetup.open(devices);
         StartupClock startup = new StartupClock();
@@ -363,7 +360,7 @@ final class TrainCommand implements Callable<Integer> {
             out.println(result.summaryLine()
                     + (group.size() > 1 ? String.format(Locale.ROOT, " × %d processes", group.size()) : ""));
             if (save != null) {
-                SafeTensors.write(save, trainer.parameters());
+                SafeTensors.write(save, trainer.state());
             }
             if (trace != null) {
                 ChromeTrace.write(trace, trainer.timeline().orElseThrow());
@@ -469,35 +466,7 @@ final class TrainCommand implements Callable<Integer> {
                 + batches + (changes.isEmpty() ? "" : " (" + String.join(", ", changes) + ")");
     }
 
-    /** Every rank starts from rank 0's parameters, as DDP broadcasts them. */
-    private static List<HostTensor> fromRankZero(ProcessGroup group, List<HostTensor> params) {
-        if (group.size() == 1) {
-            return params;
-        }
-        float[] flat =
-                new float[params.stream().mapToInt(p -> p.values().length).sum()];
-        int offset = 0;
-        for (HostTensor p : params) {
-            System.arraycopy(p.values(), 0, flat, offset, p.values().length);
-            offset += p.values().length;
-        }
-        group.broadcast(flat, 0);
-        List<HostTensor> shared = new ArrayList<>();
-        offset = 0;
-        for (HostTensor p : params) {
-            shared.add(
-                    new HostTensor(p.name(), p.shape(), Arrays.copyOfRange(flat, offset, offset + p.values().length)));
-            offset += p.values().length;
-        }
-        return shared;
-    }
-
     private static List<HostTensor> loadParams(Path file, Model model) {
-        return SafeTensors.matching(
-                "--load",
-                file,
-                SafeTensors.read(file),
-                model.parameters().stream().map(ParameterSpec::name).toList(),
-                model.parameters().stream().map(ParameterSpec::shape).toList());
+        return SafeTensors.matching("--load", file, SafeTensors.read(file), model.stateNames(), model.stateShapes());
     }
 }

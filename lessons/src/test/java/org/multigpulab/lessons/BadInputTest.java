@@ -36,17 +36,17 @@ class BadInputTest {
     static Stream<Arguments> badInputs() throws IOException {
         Path notSafetensors = Files.writeString(dir.resolve("notes.txt"), "hello");
         Path truncated = dir.resolve("truncated.safetensors");
-        SafeTensors.write(truncated, new LeNet().initParams(0));
+        SafeTensors.write(truncated, new LeNet().initialState(0));
         byte[] bytes = Files.readAllBytes(truncated);
         Files.write(truncated, Arrays.copyOf(bytes, bytes.length / 2));
         Path wrongShapes = dir.resolve("wrong.safetensors");
-        List<HostTensor> params = new ArrayList<>(new LeNet().initParams(0));
+        List<HostTensor> params = new ArrayList<>(new LeNet().initialState(0));
         params.set(4, new HostTensor("W3", new int[] {128, 800}, params.get(4).values()));
         SafeTensors.write(wrongShapes, params);
         Path missingTensor = dir.resolve("missing.safetensors");
-        SafeTensors.write(missingTensor, new LeNet().initParams(0).subList(0, 7));
+        SafeTensors.write(missingTensor, new LeNet().initialState(0).subList(0, 7));
         Path lenet = dir.resolve("lenet.safetensors");
-        SafeTensors.write(lenet, new LeNet().initParams(0));
+        SafeTensors.write(lenet, new LeNet().initialState(0));
         Path badJson = dir.resolve("badjson.safetensors");
         Files.write(badJson, new byte[] {4, 0, 0, 0, 0, 0, 0, 0, '{', '"', 'x', ':'});
         Path emptyData = Files.createDirectories(dir.resolve("empty-data"));

@@ -25,7 +25,7 @@ import org.multigpulab.lessons.files.KillPoints;
 import org.multigpulab.lessons.files.RunReport;
 
 /**
- * {@code ./lab train --checkpoint} killed with SIGKILL at 10 points chosen at random (the seed is printed;
+ * {@code ./lab train --checkpoint} of a model with buffers ({@code mlp-bn}) killed with SIGKILL at 10 points chosen at random (the seed is printed;
  * {@code -Dcheckpoint.kill.seed=S} repeats a run) and resumed with {@code --resume}: every resumed run ends with
  * the parameters of the run that was never killed, bit for bit, and the same epochs in its report. Four kills land
  * inside an epoch (after a step), three during a checkpoint's write (its temporary file half written), three
@@ -49,7 +49,7 @@ class CheckpointKillTest {
         List<String> args = new ArrayList<>(List.of(
                 "train",
                 "--model",
-                "mlp",
+                "mlp-bn",
                 "--gpus",
                 "2",
                 "--train-samples",

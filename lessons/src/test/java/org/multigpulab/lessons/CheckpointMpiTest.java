@@ -122,8 +122,8 @@ class CheckpointMpiTest {
                 output.contains("resuming " + checkpoint + " at epoch 2, batch 0 of 8 (devices per process 2 → 1,"
                         + " processes 1 → 2)"),
                 output);
-        UpdateDistance d =
-                UpdateDistance.of(Model.named("mlp").initParams(1), SafeTensors.read(resumed), SafeTensors.read(whole));
+        UpdateDistance d = UpdateDistance.of(
+                Model.named("mlp").initialState(1), SafeTensors.read(resumed), SafeTensors.read(whole));
         assertTrue(d.worst().relative() < 1e-4, "2 ranks resuming 1 process × 2 devices: " + d);
     }
 }

@@ -73,7 +73,7 @@ class MpiTrainTest {
     @Test
     void ranksTrainAsOneProcessWithAsManyDevices() throws Exception {
         requireMpirun();
-        List<HostTensor> init = new LeNet().initParams(6);
+        List<HostTensor> init = new LeNet().initialState(6);
         SafeTensors.write(dir.resolve("init.safetensors"), init);
         Path report = dir.resolve("report.json");
         String out = MpiRun.succeed(

@@ -53,7 +53,7 @@ class PyTorchRefereeTest {
         Optional<String> python = pythonWithTorch();
         Prerequisite.require("torch", python.isPresent(), "no python3 here imports torch");
         Path init = dir.resolve("init.safetensors");
-        List<HostTensor> start = new LeNet().initParams(SEED);
+        List<HostTensor> start = new LeNet().initialState(SEED);
         SafeTensors.write(init, start);
 
         Path ours = dir.resolve("ours.safetensors");

@@ -64,7 +64,7 @@ class ResumeBadInputTest {
                         Map.of(
                                 CheckpointFile.KEY,
                                 json.replace("multigpu-lab/checkpoint/1", "multigpu-lab/checkpoint/2"))));
-        SafeTensors.write(dir.resolve("params.safetensors"), new LeNet().initParams(0));
+        SafeTensors.write(dir.resolve("params.safetensors"), new LeNet().initialState(0));
     }
 
     static Stream<Arguments> badInputs() {

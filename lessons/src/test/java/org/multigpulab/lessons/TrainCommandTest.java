@@ -96,7 +96,7 @@ class TrainCommandTest {
      */
     @Test
     void oneAndThreeDevicesSaveTheSameParameters() {
-        List<HostTensor> init = new LeNet().initParams(5);
+        List<HostTensor> init = new LeNet().initialState(5);
         SafeTensors.write(dir.resolve("init.safetensors"), init);
         List<HostTensor> one = trainAndSave("one.safetensors", "--gpus", "1");
         List<HostTensor> three = trainAndSave("three.safetensors", "--gpus", "3", "--debug");
@@ -120,7 +120,7 @@ class TrainCommandTest {
     void openClAndSimSaveTheSameParameters() {
         var opencl = Backends.find("opencl").availability();
         Prerequisite.require("opencl", opencl.available(), opencl.reason());
-        List<HostTensor> init = new LeNet().initParams(9);
+        List<HostTensor> init = new LeNet().initialState(9);
         SafeTensors.write(dir.resolve("init.safetensors"), init);
         List<HostTensor> gpu = trainAndSave("opencl.safetensors", "--backend", "opencl", "--gpus", "1");
         List<HostTensor> sim = trainAndSave("sim.safetensors", "--backend", "sim", "--gpus", "2");
@@ -138,7 +138,7 @@ class TrainCommandTest {
      */
     @Test
     void djlAndSimSaveTheSameParameters() {
-        List<HostTensor> init = new LeNet().initParams(4);
+        List<HostTensor> init = new LeNet().initialState(4);
         SafeTensors.write(dir.resolve("init.safetensors"), init);
         List<HostTensor> torch = trainAndSave("djl.safetensors", "--backend", "djl", "--gpus", "1");
         List<HostTensor> sim = trainAndSave("sim.safetensors", "--backend", "sim", "--gpus", "2");

@@ -89,6 +89,6 @@ public final class BatchIterator implements Iterator<HostBatch> {
             data.copySample(order[position + r], x, r * data.sampleLength(), y, r);
         }
         position += size;
-        return new HostBatch(x, y, size, data.sampleLength(), ++number);
+        return new HostBatch(x, y, size, data.shape(), ++number);
     }
 }

@@ -3,20 +3,21 @@ package org.multigpulab.core.data;
 import java.util.Arrays;
 
 /**
- * Images and labels in host memory: {@code count} images of {@code rows × cols} unsigned-byte pixels, one after
- * another in {@code pixels}, and one label byte each. Immutable by convention (arrays are not copied).
+ * Images and labels in host memory: {@code count} images of {@code shape} unsigned-byte pixels (channel by channel,
+ * row by row), one after another in {@code pixels}, and one label byte each. Immutable by convention (arrays are
+ * not copied).
  */
-public record Dataset(String name, byte[] pixels, byte[] labels, int count, int rows, int cols) {
+public record Dataset(String name, byte[] pixels, byte[] labels, int count, ImageShape shape) {
 
     public Dataset {
-        if (pixels.length != (long) count * rows * cols || labels.length != count) {
-            throw new IllegalArgumentException(name + ": " + count + " images of " + rows + "×" + cols + " need "
-                    + (long) count * rows * cols + " pixel bytes and " + count + " labels");
+        if (pixels.length != (long) count * shape.length() || labels.length != count) {
+            throw new IllegalArgumentException(name + ": " + count + " images of " + shape + " need "
+                    + (long) count * shape.length() + " pixel bytes and " + count + " labels");
         }
     }
 
     public int sampleLength() {
-        return rows * cols;
+        return shape.length();
     }
 
     public int label(int i) {
@@ -31,7 +32,7 @@ public record Dataset(String name, byte[] pixels, byte[] labels, int count, int 
         if (n == count) {
             return this;
         }
-        return new Dataset(name, Arrays.copyOf(pixels, n * sampleLength()), Arrays.copyOf(labels, n), n, rows, cols);
+        return new Dataset(name, Arrays.copyOf(pixels, n * sampleLength()), Arrays.copyOf(labels, n), n, shape);
     }
 
     /** Writes sample {@code i} as floats in [0, 1] into {@code x[offset…]} and its label into {@code y[row]}. */

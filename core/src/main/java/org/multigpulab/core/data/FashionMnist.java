@@ -76,7 +76,7 @@ public final class FashionMnist {
                         + i + " is not one of the " + CLASS_NAMES.size() + " classes");
             }
         }
-        return new Dataset(split, images.data(), y, count, images.dims()[1], images.dims()[2]);
+        return new Dataset(split, images.data(), y, count, new ImageShape(1, images.dims()[1], images.dims()[2]));
     }
 
     private static IdxReader.Idx read(Path dir, FileSpec spec, int dims, boolean verify) {

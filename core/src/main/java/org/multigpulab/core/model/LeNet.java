@@ -4,9 +4,10 @@ import java.util.List;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
+import org.multigpulab.core.data.ImageShape;
 
 /**
- * The notebook's LeNet variant for 28×28 Fashion-MNIST images:
+ * The notebook's LeNet variant for 1×28×28 Fashion-MNIST images:
  * conv 20×1×3×3 → ReLU → avg-pool 2/2 → conv 50×20×5×5 → ReLU → avg-pool 2/2 → flatten 800 → dense 800×128 →
  * ReLU → dense 128×10. 129,068 parameters. Stateless.
  */
@@ -22,9 +23,17 @@ public final class LeNet implements Model {
             ParameterSpec.normal("W3", 0.01f, 800, 128), ParameterSpec.zeros("b3", 128),
             ParameterSpec.normal("W4", 0.01f, 128, 10), ParameterSpec.zeros("b4", 10));
 
+    /** The images it takes: its dense layer's 800 inputs are 50 channels of 4×4 from 28×28. */
+    public static final ImageShape INPUT = new ImageShape(1, 28, 28);
+
     @Override
     public String name() {
         return "LeNet";
+    }
+
+    @Override
+    public ImageShape input() {
+        return INPUT;
     }
 
     @Override
@@ -38,8 +47,13 @@ public final class LeNet implements Model {
         void output(String name, Tensor tensor);
     }
 
-    /** The notebook's {@code lenet(X, params)}: X [N, 1, 28, 28] → logits [N, 10]. */
+    /** LeNet has no buffers and no layer that trains otherwise than it evaluates: {@link #forward(Tape, Tensor, List)}. */
     @Override
+    public Tensor forward(Tape tape, Tensor x, List<Tensor> params, List<Tensor> buffers, Mode mode) {
+        return forward(tape, x, params);
+    }
+
+    /** The notebook's {@code lenet(X, params)}: X [N, 1, 28, 28] → logits [N, 10]. */
     public Tensor forward(Tape tape, Tensor x, List<Tensor> params) {
         return forward(tape, x, params, (name, t) -> {});
     }

@@ -4,40 +4,85 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
+import org.multigpulab.core.data.ImageShape;
 
 /**
- * A classifier the data-parallel trainer can train: named parameters with their shapes and initialisation, and a
- * forward pass recorded on a {@link Tape} from a batch of 28×28 Fashion-MNIST images {@code [N, 1, 28, 28]} to
- * logits over the 10 classes {@code [N, 10]}. A model holds no parameters itself: they live in one replica per
- * device and are handed to every forward pass, as the notebook hands {@code params} to {@code lenet(X, params)}.
+ * A classifier the data-parallel trainer can train, as PyTorch's {@code nn.Module} is: named parameters with their
+ * shapes and initialisation, named buffers (state that is not trained), and a forward pass recorded on a
+ * {@link Tape} in train or eval mode, from a batch of images {@code [N, C, H, W]} of its {@link #input()} shape to
+ * logits over the classes {@code [N, 10]}. A model holds no tensors itself: they live in one replica per device and
+ * are handed to every forward pass, as the notebook hands {@code params} to {@code lenet(X, params)}.
+ *
+ * <p>Its state, as files and checkpoints hold it, is its parameters in order, then its buffers in order, under
+ * their names.
  */
 public interface Model {
 
-    int IMAGE_SIZE = 28;
     int CLASSES = 10;
 
     /** Its name for people ({@code LeNet}); lower-cased, the command line's ({@code --model lenet}). */
     String name();
 
+    /** The shape of the images it takes: a data set's must be the same. */
+    ImageShape input();
+
     /** The parameters, in the order {@link #forward} takes them. */
     List<ParameterSpec> parameters();
 
-    /** The forward pass: x {@code [N, 1, 28, 28]} → logits {@code [N, 10]}; params in {@link #parameters()}'s order. */
-    Tensor forward(Tape tape, Tensor x, List<Tensor> params);
+    /** The buffers, in the order {@link #forward} takes them; none by default. */
+    default List<BufferSpec> buffers() {
+        return List.of();
+    }
 
     /**
-     * Initial parameters: each in order, as its {@link ParameterSpec.Init} says, drawn from one generator of random
-     * seed {@code seed}.
+     * The forward pass in {@code mode}: x {@code [N, C, H, W]} → logits {@code [N, 10]}; params and buffers in
+     * {@link #parameters()}' and {@link #buffers()}' order. In {@link Mode#TRAIN} it may update its buffers.
      */
-    default List<HostTensor> initParams(long seed) {
+    Tensor forward(Tape tape, Tensor x, List<Tensor> params, List<Tensor> buffers, Mode mode);
+
+    /**
+     * The initial state: each parameter in order, as its {@link ParameterSpec.Init} says, drawn from one generator of
+     * random seed {@code seed}; then each buffer at its initial value.
+     */
+    default List<HostTensor> initialState(long seed) {
         Random random = new Random(seed);
-        List<HostTensor> params = new ArrayList<>();
+        List<HostTensor> state = new ArrayList<>();
         for (ParameterSpec spec : parameters()) {
-            params.add(spec.initialise(random));
+            state.add(spec.initialise(random));
         }
-        return List.copyOf(params);
+        for (BufferSpec spec : buffers()) {
+            state.add(spec.initialise());
+        }
+        return List.copyOf(state);
+    }
+
+    /** The names of its state, parameters then buffers: its {@code state_dict}'s keys. */
+    default List<String> stateNames() {
+        return Stream.concat(
+                        parameters().stream().map(ParameterSpec::name),
+                        buffers().stream().map(BufferSpec::name))
+                .toList();
+    }
+
+    /** The shapes of its state, parameters then buffers. */
+    default List<int[]> stateShapes() {
+        return Stream.concat(
+                        parameters().stream().map(ParameterSpec::shape),
+                        buffers().stream().map(BufferSpec::shape))
+                .toList();
+    }
+
+    /** The names and shapes of its state, parameters then buffers, for messages: {@code [W1 [20, 1, 3, 3], …]}. */
+    default List<String> stateSpecs() {
+        return Stream.concat(
+                        parameters().stream().map(ParameterSpec::toString),
+                        buffers().stream().map(BufferSpec::toString))
+                .toList();
     }
 
     /** The number of parameters. */
@@ -45,19 +90,28 @@ public interface Model {
         return parameters().stream().mapToInt(ParameterSpec::size).sum();
     }
 
-    /** The models {@link #named} knows: the notebook's LeNet and d2l's MLP. */
+    /**
+     * The models {@link #named} knows: the notebook's LeNet, d2l's MLP, and any other model on the class path that
+     * names itself in {@code META-INF/services/org.multigpulab.core.model.Model} ({@link ServiceLoader}).
+     */
     static List<Model> all() {
-        return List.of(new LeNet(), new Mlp());
+        List<Model> models = new ArrayList<>(List.of(new LeNet(), new Mlp()));
+        ServiceLoader.load(Model.class).forEach(models::add);
+        return List.copyOf(models);
     }
 
-    /** The model called {@code name} on the command line: lenet or mlp. */
+    /** The model called {@code name} on the command line: lenet, mlp, or another of {@link #all()}. */
     static Model named(String name) {
         for (Model m : all()) {
             if (m.name().toLowerCase(Locale.ROOT).equals(name)) {
                 return m;
             }
         }
-        throw new IllegalArgumentException("unknown model '" + name + "'; choose lenet (the notebook's LeNet) or mlp"
-                + " (d2l's multilayer perceptron)");
+        throw new IllegalArgumentException("unknown model '" + name + "'; choose lenet (the notebook's LeNet), mlp"
+                + " (d2l's multilayer perceptron)"
+                + all().stream()
+                        .skip(2)
+                        .map(m -> ", " + m.name().toLowerCase(Locale.ROOT))
+                        .collect(Collectors.joining()));
     }
 }

@@ -9,8 +9,9 @@ import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
 
 /**
- * One device's copy of the model: its parameters (with gradients once a backward pass ran) and the workspace
- * its training steps reuse. Closing it frees all of that device memory. Not thread-safe.
+ * One device's copy of the model: its parameters (with gradients once a backward pass ran), its buffers (state that
+ * is not trained, without gradients) and the workspace its training steps reuse. Closing it frees all of that device
+ * memory. Not thread-safe.
  */
 public final class Replica implements AutoCloseable {
 
@@ -19,12 +20,22 @@ public final class Replica implements AutoCloseable {
     private final List<Tensor> params;
     private final Workspace workspace;
     private final Buffer gradients;
+    private final List<HostTensor> bufferSpecs;
+    private final List<Tensor> buffers;
 
-    private Replica(Device device, List<String> names, List<Tensor> params, Buffer gradients) {
+    private Replica(
+            Device device,
+            List<String> names,
+            List<Tensor> params,
+            Buffer gradients,
+            List<HostTensor> bufferSpecs,
+            List<Tensor> buffers) {
         this.device = device;
         this.names = names;
         this.params = params;
         this.gradients = gradients;
+        this.bufferSpecs = bufferSpecs;
+        this.buffers = buffers;
         this.workspace = new Workspace(device);
     }
 
@@ -34,6 +45,11 @@ public final class Replica implements AutoCloseable {
      * gradients which become ready together lie side by side and can be sent as one bucket.
      */
     public static Replica getParams(List<HostTensor> params, Device device) {
+        return getState(params, List.of(), device);
+    }
+
+    /** {@link #getParams} for a model with buffers: {@code buffers} copied to {@code device} too, without gradients. */
+    public static Replica getState(List<HostTensor> params, List<HostTensor> buffers, Device device) {
         int total = params.stream().mapToInt(p -> p.values().length).sum();
         int[] offsets = new int[params.size()];
         for (int i = params.size() - 1, offset = 0; i >= 0; i--) {
@@ -49,7 +65,11 @@ public final class Replica implements AutoCloseable {
             tensors.add(Tensor.parameter(
                     device.upload(p.values()), gradients.slice(offsets[i], p.values().length), p.shape()));
         }
-        return new Replica(device, List.copyOf(names), List.copyOf(tensors), gradients);
+        List<Tensor> bufferTensors = buffers.stream()
+                .map(b -> Tensor.of(device.upload(b.values()), false, b.shape()))
+                .toList();
+        return new Replica(
+                device, List.copyOf(names), List.copyOf(tensors), gradients, List.copyOf(buffers), bufferTensors);
     }
 
     /** All gradients in one buffer, last parameter first; valid once a backward pass has run. */
@@ -67,6 +87,11 @@ public final class Replica implements AutoCloseable {
 
     public List<String> names() {
         return names;
+    }
+
+    /** The buffers, in the model's order. */
+    public List<Tensor> buffers() {
+        return buffers;
     }
 
     public Workspace workspace() {
@@ -87,9 +112,18 @@ public final class Replica implements AutoCloseable {
         List<HostTensor> out = new ArrayList<>();
         for (int i = 0; i < params.size(); i++) {
             Tensor t = params.get(i);
-            float[] values = new float[t.size()];
-            device.download(t.data(), values, 0);
-            out.add(new HostTensor(names.get(i), t.shape(), values));
+            out.add(new HostTensor(names.get(i), t.shape(), device.download(t.data()), false));
+        }
+        return List.copyOf(out);
+    }
+
+    /** The whole state: the parameters, then the buffers, copied to the host. */
+    public List<HostTensor> downloadState() {
+        List<HostTensor> out = new ArrayList<>(download());
+        for (int i = 0; i < buffers.size(); i++) {
+            HostTensor spec = bufferSpecs.get(i);
+            out.add(new HostTensor(
+                    spec.name(), spec.shape(), device.download(buffers.get(i).data()), spec.integral()));
         }
         return List.copyOf(out);
     }
@@ -100,6 +134,7 @@ public final class Replica implements AutoCloseable {
             t.data().close();
         }
         gradients.close();
+        buffers.forEach(b -> b.data().close());
         workspace.close();
     }
 }

@@ -10,10 +10,11 @@ import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.data.HostBatch;
+import org.multigpulab.core.data.ImageShape;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.Mode;
 import org.multigpulab.core.model.Model;
-import org.multigpulab.core.model.ParameterSpec;
 import org.multigpulab.core.parallel.GradientSync;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Scatter;
@@ -42,15 +43,18 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final GradientSync gradients;
 
     /**
-     * The notebook's {@code device_params = [get_params(params, d) for d in devices]} for {@code model}, whose
-     * parameters {@code params} must be, by name and shape, and the gradient synchronisation {@code config}
-     * chooses.
+     * The notebook's {@code device_params = [get_params(params, d) for d in devices]} for {@code model}, whose state
+     * (its parameters, then its buffers) {@code state} must be, by name and shape, and the gradient synchronisation
+     * {@code config} chooses. As DDP's constructor does, it starts every process from rank 0's state.
      */
-    public DataParallelTrainer(List<Device> devices, Model model, List<HostTensor> params, TrainConfig config) {
+    public DataParallelTrainer(List<Device> devices, Model model, List<HostTensor> state, TrainConfig config) {
         if (devices.isEmpty()) {
             throw new IllegalArgumentException("training needs at least one device");
         }
-        checkFits(model, params);
+        checkFits(model, state);
+        List<HostTensor> start = fromRankZero(model, state, config.processGroup());
+        List<HostTensor> params = start.subList(0, model.parameters().size());
+        List<HostTensor> buffers = start.subList(params.size(), start.size());
         if (!config.shares().isEmpty() && config.shares().size() != devices.size()) {
             throw new IllegalArgumentException(
                     "shares " + config.shares() + " name " + config.shares().size() + " devices; training has "
@@ -59,23 +63,47 @@ public final class DataParallelTrainer implements AutoCloseable {
         this.devices = List.copyOf(devices);
         this.model = model;
         this.deviceParams =
-                devices.stream().map(d -> Replica.getParams(params, d)).toList();
+                devices.stream().map(d -> Replica.getState(params, buffers, d)).toList();
         this.config = config;
         this.gradients = GradientSync.of(deviceParams, config.allReduce(), config.bucketBytes(), config.processGroup());
     }
 
-    private static void checkFits(Model model, List<HostTensor> params) {
-        List<ParameterSpec> specs = model.parameters();
-        boolean fits = specs.size() == params.size();
-        for (int i = 0; fits && i < specs.size(); i++) {
-            fits = specs.get(i).name().equals(params.get(i).name())
-                    && Arrays.equals(specs.get(i).shape(), params.get(i).shape());
+    private static void checkFits(Model model, List<HostTensor> state) {
+        List<String> expected = model.stateSpecs();
+        List<String> given =
+                state.stream().map(p -> p.name() + " " + p.shapeText()).toList();
+        if (!expected.equals(given)) {
+            throw new IllegalArgumentException("this state is not " + model.name() + "'s: it has " + expected
+                    + " (parameters, then buffers), this is " + given);
         }
-        if (!fits) {
-            throw new IllegalArgumentException("these parameters are not " + model.name() + "'s: it has " + specs
-                    + ", they are "
-                    + params.stream().map(p -> p.name() + " " + p.shapeText()).toList());
+    }
+
+    /**
+     * Rank 0's state on every rank, in one broadcast, as DDP's constructor makes, so that processes that drew their
+     * start apart begin the same; counters take their kind from the model. In one process, {@code state} itself.
+     */
+    private static List<HostTensor> fromRankZero(Model model, List<HostTensor> state, ProcessGroup group) {
+        float[] flat = new float[state.stream().mapToInt(HostTensor::size).sum()];
+        int offset = 0;
+        for (HostTensor t : state) {
+            System.arraycopy(t.values(), 0, flat, offset, t.size());
+            offset += t.size();
         }
+        if (group.size() > 1) {
+            group.broadcast(flat, 0);
+        }
+        int parameters = model.parameters().size();
+        List<HostTensor> same = new ArrayList<>();
+        offset = 0;
+        for (int i = 0; i < state.size(); i++) {
+            HostTensor t = state.get(i);
+            boolean integral =
+                    i >= parameters && model.buffers().get(i - parameters).integral();
+            same.add(
+                    new HostTensor(t.name(), t.shape(), Arrays.copyOfRange(flat, offset, offset + t.size()), integral));
+            offset += t.size();
+        }
+        return List.copyOf(same);
     }
 
     public Model model() {
@@ -113,6 +141,9 @@ public final class DataParallelTrainer implements AutoCloseable {
      * epoch {@code epoch}, the place an error names.
      */
     public BatchStats trainBatch(HostBatch batch, float lr, int epoch) {
+        requireInput(batch.shape());
+        // As DDP with broadcast_buffers: every replica's buffers are device 0's (rank 0's) before the forward pass
+        broadcastBuffers(new Position(epoch, batch.number()));
         List<DeviceStep> steps = splitBatch(batch);
         try {
             // Loss is calculated separately on each GPU
@@ -130,6 +161,46 @@ public final class DataParallelTrainer implements AutoCloseable {
             return readBack(steps, new Position(epoch, batch.number()), lr);
         } finally {
             steps.forEach(DeviceStep::close);
+        }
+    }
+
+    /** Refuses images of another shape than the model takes, naming both. */
+    private void requireInput(ImageShape images) {
+        if (!images.equals(model.input())) {
+            throw new IllegalArgumentException(model.name() + " takes images of " + model.input() + ", these are "
+                    + images + ": train it on a data set of its images");
+        }
+    }
+
+    /**
+     * Device 0's buffers copied to the other devices, after rank 0's were broadcast to the other processes; with the
+     * replica checks on, every replica's buffers then compared with device 0's. Nothing for a model without buffers.
+     */
+    private void broadcastBuffers(Position at) {
+        Replica first = deviceParams.getFirst();
+        if (first.buffers().isEmpty()) {
+            return;
+        }
+        ProcessGroup group = config.processGroup();
+        if (group.size() > 1) {
+            for (Tensor b : first.buffers()) {
+                float[] values = first.device().download(b.data());
+                group.broadcast(values, 0);
+                first.device().upload(values, 0, b.data());
+            }
+        }
+        try (Device.Range r = first.device().range("broadcast buffers")) {
+            for (Replica other : deviceParams.subList(1, deviceParams.size())) {
+                for (int i = 0; i < first.buffers().size(); i++) {
+                    other.device()
+                            .copyFromPeer(
+                                    first.buffers().get(i).data(),
+                                    other.buffers().get(i).data());
+                }
+            }
+        }
+        if (config.checkReplicas()) {
+            StepChecks.buffersIdentical(deviceParams, at);
         }
     }
 
@@ -153,7 +224,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                 firstRow);
         List<DeviceStep> steps = new ArrayList<>();
         for (int i = 0; i < shards.size(); i++) {
-            steps.add(new DeviceStep(deviceParams.get(i), shards.get(i)));
+            steps.add(new DeviceStep(deviceParams.get(i), shards.get(i), batch.shape()));
         }
         return steps;
     }
@@ -252,7 +323,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                         && step % checkpoints.everySteps() == 0
                         && batch.number() < batches) {
                     // The epoch's checkpoint follows its last batch; this one is for a stop inside the epoch
-                    List<HostTensor> params = parameters();
+                    List<HostTensor> params = state();
                     double[] sums = {lossSum, correct};
                     config.processGroup().allReduce(sums);
                     checkpoints.save(
@@ -286,7 +357,7 @@ public final class DataParallelTrainer implements AutoCloseable {
             epochs.add(done);
             listener.onEpoch(done);
             if (checkpoints.saves()) {
-                checkpoints.save(TrainingState.after(epochs), parameters());
+                checkpoints.save(TrainingState.after(epochs), state());
             }
         }
         return new TrainResult(
@@ -328,6 +399,7 @@ public final class DataParallelTrainer implements AutoCloseable {
      * processes each classifies every size-th batch and the counts are summed.
      */
     public double evaluateAccuracy(Dataset data, int index) {
+        requireInput(data.shape());
         ProcessGroup group = config.processGroup();
         Replica replica = deviceParams.get(index);
         long correct = 0;
@@ -338,11 +410,13 @@ public final class DataParallelTrainer implements AutoCloseable {
                 continue;
             }
             try (Tape tape = Tape.inference(replica.workspace())) {
-                Tensor x = tape.newTensor(false, b.size(), 1, data.rows(), data.cols());
+                ImageShape image = data.shape();
+                Tensor x = tape.newTensor(false, b.size(), image.channels(), image.height(), image.width());
                 Tensor y = tape.newTensor(false, b.size());
                 replica.device().upload(b.x(), 0, x.data());
                 replica.device().upload(b.y(), 0, y.data());
-                correct += DeviceStep.matches(tape, model.forward(tape, x, replica.params()), y);
+                Tensor logits = model.forward(tape, x, replica.params(), replica.buffers(), Mode.EVAL);
+                correct += DeviceStep.matches(tape, logits, y);
             }
         }
         double[] sum = {correct};
@@ -353,6 +427,11 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** The current parameters, read from device 0. */
     public List<HostTensor> parameters() {
         return deviceParams.getFirst().download();
+    }
+
+    /** The current state, parameters then buffers, read from device 0: what files and checkpoints hold. */
+    public List<HostTensor> state() {
+        return deviceParams.getFirst().downloadState();
     }
 
     @Override

@@ -5,6 +5,8 @@ import java.util.function.Consumer;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
+import org.multigpulab.core.data.ImageShape;
+import org.multigpulab.core.model.Mode;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Shard;
@@ -21,13 +23,15 @@ final class DeviceStep implements AutoCloseable {
 
     private final Replica replica;
     private final Shard shard;
+    private final ImageShape image;
     private Tape tape;
     private Tensor logits;
     private Tensor loss;
 
-    DeviceStep(Replica replica, Shard shard) {
+    DeviceStep(Replica replica, Shard shard, ImageShape image) {
         this.replica = replica;
         this.shard = shard;
+        this.image = image;
     }
 
     Device device() {
@@ -38,15 +42,15 @@ final class DeviceStep implements AutoCloseable {
         return shard.size();
     }
 
-    /** {@code loss(lenet(X_shard, device_W), y_shard)} for {@code model}, recorded on a new tape. */
+    /** {@code loss(lenet(X_shard, device_W), y_shard)} for {@code model} in training mode, recorded on a new tape. */
     void forwardAndLoss(Model model) {
         if (shard.isEmpty()) {
             return;
         }
         try (Device.Range r = device().range("forward")) {
             tape = Tape.training(replica.workspace());
-            Tensor x = Tensor.of(shard.x(), false, shard.size(), 1, Model.IMAGE_SIZE, Model.IMAGE_SIZE);
-            logits = model.forward(tape, x, replica.params()); // [N, 10]
+            Tensor x = Tensor.of(shard.x(), false, shard.size(), image.channels(), image.height(), image.width());
+            logits = model.forward(tape, x, replica.params(), replica.buffers(), Mode.TRAIN); // [N, 10]
             loss = Ops.crossEntropySum(tape, logits, labels()); // [N], summed by backward
         }
     }

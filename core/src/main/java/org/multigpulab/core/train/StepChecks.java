@@ -2,6 +2,7 @@ package org.multigpulab.core.train;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.parallel.Replica;
@@ -12,7 +13,7 @@ import org.multigpulab.device.KernelOp.Gemm;
 /**
  * What the trainer checks after a step, each failure an error that names the epoch, the batch and the device: a
  * loss or a summed gradient that is NaN or infinite ({@link TrainingDivergedException}), and, as a debug check,
- * replicas that no longer hold the same parameters.
+ * replicas that no longer hold the same parameters, or the same buffers after their broadcast.
  */
 final class StepChecks {
 
@@ -59,16 +60,32 @@ final class StepChecks {
 
     /** Every replica's parameters equal, bit for bit, to the first replica's. */
     static void replicasIdentical(List<Replica> replicas, Position at) {
-        List<HostTensor> reference = replicas.getFirst().download();
+        identical(replicas, Replica::download, "after " + at, "the allreduce did not reach every replica");
+    }
+
+    /** Every replica's buffers equal, bit for bit, to the first replica's, right after their broadcast. */
+    static void buffersIdentical(List<Replica> replicas, Position at) {
+        identical(
+                replicas,
+                r -> r.downloadState()
+                        .subList(
+                                r.params().size(),
+                                r.params().size() + r.buffers().size()),
+                "before " + at,
+                "the buffers' broadcast did not reach every replica");
+    }
+
+    private static void identical(
+            List<Replica> replicas, Function<Replica, List<HostTensor>> tensors, String when, String why) {
+        List<HostTensor> reference = tensors.apply(replicas.getFirst());
         for (Replica replica : replicas.subList(1, replicas.size())) {
-            List<HostTensor> other = replica.download();
+            List<HostTensor> other = tensors.apply(replica);
             for (int p = 0; p < reference.size(); p++) {
                 if (!Arrays.equals(reference.get(p).values(), other.get(p).values())) {
-                    throw new IllegalStateException("after " + at + " the replica on "
-                            + replica.device().id()
-                            + " differs from " + replicas.getFirst().device().id() + " in "
-                            + reference.get(p).name()
-                            + ": the allreduce did not reach every replica");
+                    throw new IllegalStateException(
+                            when + " the replica on " + replica.device().id() + " differs from "
+                                    + replicas.getFirst().device().id() + " in "
+                                    + reference.get(p).name() + ": " + why);
                 }
             }
         }

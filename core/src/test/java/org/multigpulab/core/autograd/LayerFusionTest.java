@@ -104,7 +104,7 @@ class LayerFusionTest {
     private static Step step(long seed, boolean readActivation) {
         Random random = new Random(seed);
         List<HostTensor> init = new LeNet()
-                .initParams(3).stream()
+                .initialState(3).stream()
                         .map(p -> {
                             float[] v = new float[p.size()];
                             for (int i = 0; i < v.length; i++) {

@@ -23,7 +23,7 @@ class LeNetGradientTest {
     @Test
     void modelHasTheNotebooksShapesAndParameterCount() {
         assertEquals(129_068, new LeNet().parameterCount());
-        List<HostTensor> params = new LeNet().initParams(0);
+        List<HostTensor> params = new LeNet().initialState(0);
         assertEquals(
                 List.of("W1", "b1", "W2", "b2", "W3", "b3", "W4", "b4"),
                 params.stream().map(HostTensor::name).toList());
@@ -41,7 +41,7 @@ class LeNetGradientTest {
     @Test
     void noGradientBeforeTheFirstBackwardPass() {
         try (Replica replica =
-                Replica.getParams(new LeNet().initParams(3), Synthetic.sim(1).getFirst())) {
+                Replica.getParams(new LeNet().initialState(3), Synthetic.sim(1).getFirst())) {
             assertNull(replica.param("b1").grad(), "the notebook's None");
         }
     }

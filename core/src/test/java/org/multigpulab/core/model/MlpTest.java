@@ -25,7 +25,7 @@ class MlpTest {
     void hasD2lsShapesAndInitialisation() {
         Mlp mlp = new Mlp();
         assertEquals(203_530, mlp.parameterCount());
-        List<HostTensor> params = mlp.initParams(0);
+        List<HostTensor> params = mlp.initialState(0);
         assertEquals(
                 List.of("W1", "b1", "W2", "b2"),
                 params.stream().map(HostTensor::name).toList());
@@ -99,7 +99,7 @@ class MlpTest {
         Mlp mlp = new Mlp();
         List<Device> devices = Synthetic.sim(2);
         try (DataParallelTrainer trainer = new DataParallelTrainer(
-                devices, mlp, mlp.initParams(1), new TrainConfig(epochs, batchSize, 0.2f, 1, true, true))) {
+                devices, mlp, mlp.initialState(1), new TrainConfig(epochs, batchSize, 0.2f, 1, true, true))) {
             return trainer.train(data, new TrainingListener() {});
         } finally {
             devices.forEach(Device::close);
@@ -113,9 +113,8 @@ class MlpTest {
             IllegalArgumentException e = assertThrows(
                     IllegalArgumentException.class,
                     () -> new DataParallelTrainer(
-                            devices, new Mlp(), new LeNet().initParams(0), TrainConfig.notebook()));
-            assertTrue(
-                    e.getMessage().startsWith("these parameters are not MLP's: it has [W1 [784, 256]"), e.getMessage());
+                            devices, new Mlp(), new LeNet().initialState(0), TrainConfig.notebook()));
+            assertTrue(e.getMessage().startsWith("this state is not MLP's: it has [W1 [784, 256]"), e.getMessage());
         } finally {
             devices.forEach(Device::close);
         }

@@ -39,7 +39,7 @@ class UpdateDistanceTest {
 
     @Test
     void aWrongBiasUpdateIsTheWorstTensorWhereTheNormOfAllParametersHardlyMoves() {
-        List<HostTensor> start = new LeNet().initParams(0);
+        List<HostTensor> start = new LeNet().initialState(0);
         List<HostTensor> right = trained(start, 1);
         List<HostTensor> wrong = spoilTheUpdateOf("b4", start, right);
 
@@ -58,7 +58,7 @@ class UpdateDistanceTest {
 
     @Test
     void equalUpdatesAreZeroAndAnUpdateWhereTheReferenceHasNoneIsInfinite() {
-        List<HostTensor> start = new LeNet().initParams(0);
+        List<HostTensor> start = new LeNet().initialState(0);
         List<HostTensor> trained = trained(start, 2);
         assertEquals(0, UpdateDistance.of(start, trained, trained).worst().relative());
         assertEquals(0, UpdateDistance.of(start, start, start).worst().relative(), "neither moved");
@@ -68,7 +68,7 @@ class UpdateDistanceTest {
 
     @Test
     void aNaNIsTheWorst() {
-        List<HostTensor> start = new LeNet().initParams(0);
+        List<HostTensor> start = new LeNet().initialState(0);
         List<HostTensor> trained = trained(start, 3);
         List<HostTensor> broken = new ArrayList<>(trained);
         float[] b2 = trained.get(3).values().clone();
@@ -81,7 +81,7 @@ class UpdateDistanceTest {
 
     @Test
     void setsOfDifferentTensorsAreRefusedByName() {
-        List<HostTensor> start = new LeNet().initParams(0);
+        List<HostTensor> start = new LeNet().initialState(0);
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class, () -> UpdateDistance.of(start, start.subList(0, 7), start));
         assertEquals("8 tensors at the start, 7 and 8 after training", e.getMessage());

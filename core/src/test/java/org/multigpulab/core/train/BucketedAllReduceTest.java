@@ -29,7 +29,7 @@ class BucketedAllReduceTest {
         try (DataParallelTrainer trainer = new DataParallelTrainer(
                 Synthetic.sim(2, "t4", "pcie3"),
                 new LeNet(),
-                new LeNet().initParams(3),
+                new LeNet().initialState(3),
                 new TrainConfig(1, 256, 0.2f, 1, false, true)
                         .withAllReduce(AllReduceAlgorithm.named(allreduce))
                         .withBucketBytes(bucketBytes))) {
@@ -58,7 +58,7 @@ class BucketedAllReduceTest {
     @Test
     void bucketsFollowTheBackwardOrderAndTheCap() {
         try (Replica r =
-                Replica.getParams(new LeNet().initParams(1), Synthetic.sim(1).getFirst())) {
+                Replica.getParams(new LeNet().initialState(1), Synthetic.sim(1).getFirst())) {
             // sizes: W1 180, b1 20, W2 25000, b2 50, W3 102400, b3 128, W4 1280, b4 10
             List<GradientBuckets.Bucket> buckets = GradientBuckets.plan(r, 120_000);
             assertEquals(

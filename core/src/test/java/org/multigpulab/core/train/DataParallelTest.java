@@ -21,7 +21,7 @@ class DataParallelTest {
         List<Device> devices = Synthetic.sim(2);
         int epoch = 0, batch = 0;
         TrainingDivergedException diverged = null;
-        try (DataParallel net = DataParallel.wrap(new LeNet(), new LeNet().initParams(0), devices)) {
+        try (DataParallel net = DataParallel.wrap(new LeNet(), new LeNet().initialState(0), devices)) {
             loop:
             for (epoch = 1; epoch <= 3; epoch++) {
                 float lr = epoch == 1 ? 0.1f : 1e30f; // the second epoch blows up

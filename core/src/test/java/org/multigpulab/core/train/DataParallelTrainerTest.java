@@ -39,7 +39,7 @@ class DataParallelTrainerTest {
     void kDevicesGiveTheParametersOfOne(int gpus) {
         FashionMnist.Splits data = Synthetic.splits(200, 50);
         TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true); // replicas checked after every step
-        List<HostTensor> init = new LeNet().initParams(0);
+        List<HostTensor> init = new LeNet().initialState(0);
         List<HostTensor> one = train(1, data, config, init);
         UpdateDistance d = UpdateDistance.of(init, train(gpus, data, config, init), one);
         assertTrue(d.worst().relative() < 1e-4, gpus + " devices vs 1: " + d);
@@ -55,7 +55,7 @@ class DataParallelTrainerTest {
     void everyAllreduceAlgorithmGivesTheParametersOfTheNaiveOne(String algorithm) {
         FashionMnist.Splits data = Synthetic.splits(200, 50);
         TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true);
-        List<HostTensor> init = new LeNet().initParams(0);
+        List<HostTensor> init = new LeNet().initialState(0);
         List<HostTensor> naive, other;
         try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(4), new LeNet(), init, config)) {
             t.train(data, new TrainingListener() {});
@@ -85,7 +85,7 @@ class DataParallelTrainerTest {
         try (DataParallelTrainer trainer = new DataParallelTrainer(
                 Synthetic.sim(2),
                 new LeNet(),
-                new LeNet().initParams(1),
+                new LeNet().initialState(1),
                 new TrainConfig(3, 32, 0.2f, 1, true, false))) {
             TrainResult result = trainer.train(data, new TrainingListener() {
                 @Override
@@ -110,7 +110,7 @@ class DataParallelTrainerTest {
         try (DataParallelTrainer trainer = new DataParallelTrainer(
                 Synthetic.sim(2),
                 new LeNet(),
-                new LeNet().initParams(0),
+                new LeNet().initialState(0),
                 new TrainConfig(3, 16, 1e30f, 1, false, false))) {
             TrainingDivergedException e = assertThrows(
                     TrainingDivergedException.class,
@@ -142,7 +142,7 @@ class DataParallelTrainerTest {
     void devicesWithoutRowsAddZeroGradients(long bucketBytes) {
         FashionMnist.Splits data = Synthetic.splits(16, 8); // batches of 6, 6 and 4
         TrainConfig config = new TrainConfig(2, 6, 0.5f, 3, true, true).withBucketBytes(bucketBytes);
-        List<HostTensor> init = new LeNet().initParams(0);
+        List<HostTensor> init = new LeNet().initialState(0);
         List<HostTensor> one = train(1, data, config, init);
         List<Integer> samples = new ArrayList<>();
         List<HostTensor> four;
@@ -171,7 +171,7 @@ class DataParallelTrainerTest {
     void aProportionalSplitGivesTheUpdateOfAnEvenOne() {
         FashionMnist.Splits data = Synthetic.splits(200, 50);
         TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true);
-        List<HostTensor> init = new LeNet().initParams(0);
+        List<HostTensor> init = new LeNet().initialState(0);
         List<HostTensor> even = train(2, data, config, init);
         List<Timeline.DeviceTime> time;
         List<HostTensor> shared;

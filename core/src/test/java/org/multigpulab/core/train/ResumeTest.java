@@ -52,7 +52,7 @@ class ResumeTest {
     @Test
     void everyCheckpointResumesToTheUninterruptedRunBitForBit() {
         List<Saved> saved = new ArrayList<>();
-        Run whole = train(TrainingState.START, new LeNet().initParams(3), everyThirdStep(saved));
+        Run whole = train(TrainingState.START, new LeNet().initialState(3), everyThirdStep(saved));
         // steps 3, 6, 9 inside epochs 1, 2, 3 (step 12 ends epoch 3), and the end of each epoch
         assertEquals(
                 List.of("1/3", "2/0", "2/2", "3/0", "3/1", "4/0"),
@@ -92,7 +92,7 @@ class ResumeTest {
                 new TrainingListener.EpochDone(3, 1, 2, 0.1, 0.1, 1, 1),
                 new TrainingListener.EpochDone(4, 1, 2, 0.1, 0.1, 1, 1)));
         IllegalArgumentException e = assertThrows(
-                IllegalArgumentException.class, () -> train(pastTheEnd, new LeNet().initParams(3), Checkpoints.NONE));
+                IllegalArgumentException.class, () -> train(pastTheEnd, new LeNet().initialState(3), Checkpoints.NONE));
         assertTrue(e.getMessage().contains("finished 4 epochs, more than the 3"), e.getMessage());
     }
 }

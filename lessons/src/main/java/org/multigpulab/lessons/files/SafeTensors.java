@@ -52,7 +52,7 @@ public final class SafeTensors {
         long offset = 0;
         for (HostTensor t : tensors) {
             JsonObject entry = new JsonObject();
-            entry.addProperty("dtype", "F32");
+            entry.addProperty("dtype", t.integral() ? "I64" : "F32");
             JsonArray shape = new JsonArray();
             for (int d : t.shape()) {
                 shape.add(d);
@@ -60,7 +60,7 @@ public final class SafeTensors {
             entry.add("shape", shape);
             JsonArray offsets = new JsonArray();
             offsets.add(offset);
-            offset += 4L * t.size();
+            offset += (long) bytesPer(t.integral()) * t.size();
             offsets.add(offset);
             entry.add("data_offsets", offsets);
             header.add(t.name(), entry);
@@ -74,10 +74,21 @@ public final class SafeTensors {
             bytes.put((byte) ' ');
         }
         for (HostTensor t : tensors) {
-            bytes.asFloatBuffer().put(t.values());
-            bytes.position(bytes.position() + 4 * t.size());
+            if (t.integral()) {
+                for (float v : t.values()) {
+                    bytes.putLong((long) v);
+                }
+            } else {
+                bytes.asFloatBuffer().put(t.values());
+                bytes.position(bytes.position() + 4 * t.size());
+            }
         }
         return bytes.array();
+    }
+
+    /** The bytes of one element: an I64's 8 or an F32's 4. */
+    private static int bytesPer(boolean integral) {
+        return integral ? Long.BYTES : Float.BYTES;
     }
 
     /** What a file holds: its tensors, in the order of their data, and the header's {@code __metadata__}. */
@@ -162,9 +173,13 @@ public final class SafeTensors {
         try {
             JsonObject entry = value.getAsJsonObject();
             String dtype = entry.get("dtype").getAsString();
-            if (!dtype.equals("F32")) {
-                throw corrupt(file, "tensor " + name + " is " + dtype + "; only F32 parameters can be loaded");
+            if (!dtype.equals("F32") && !dtype.equals("I64")) {
+                throw corrupt(
+                        file,
+                        "tensor " + name + " is " + dtype + "; only F32 parameters and buffers and I64 counters can be"
+                                + " loaded");
             }
+            boolean integral = dtype.equals("I64");
             JsonArray shapeJson = entry.getAsJsonArray("shape");
             int[] shape = new int[shapeJson.size()];
             long size = 1;
@@ -181,18 +196,23 @@ public final class SafeTensors {
                 throw corrupt(
                         file, "tensor " + name + " claims bytes " + begin + "…" + end + " past the end of the file");
             }
-            if (end - begin != 4 * size) {
+            if (end - begin != bytesPer(integral) * size) {
                 throw corrupt(
                         file,
                         "tensor " + name + " has shape " + Arrays.toString(shape) + " but " + (end - begin)
                                 + " bytes of data");
             }
             float[] values = new float[(int) size];
-            ByteBuffer.wrap(bytes, (int) (dataStart + begin), (int) (end - begin))
-                    .order(ByteOrder.LITTLE_ENDIAN)
-                    .asFloatBuffer()
-                    .get(values);
-            return new HostTensor(name, shape, values);
+            ByteBuffer data = ByteBuffer.wrap(bytes, (int) (dataStart + begin), (int) (end - begin))
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            if (integral) {
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = data.getLong();
+                }
+            } else {
+                data.asFloatBuffer().get(values);
+            }
+            return new HostTensor(name, shape, values, integral);
         } catch (IllegalStateException
                 | NullPointerException
                 | UnsupportedOperationException

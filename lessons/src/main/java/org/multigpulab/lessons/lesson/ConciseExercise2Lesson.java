@@ -9,6 +9,7 @@ import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.data.HostBatch;
+import org.multigpulab.core.data.ImageShape;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.UpdateDistance;
@@ -88,7 +89,7 @@ public final class ConciseExercise2Lesson implements Lesson {
             HostBatch probe = new BatchIterator(ctx.data().train(), Math.ceilDiv(batch, gpus)).next();
             rates = throughput(devices, probe);
             TrainConfig step = LessonContext.recipe(1, batch, 0.2f);
-            List<HostTensor> start = LENET.initParams(1);
+            List<HostTensor> start = LENET.initialState(1);
             updateDiff = UpdateDistance.of(
                             start, oneStep(devices, step, first), oneStep(devices, step.withShares(rates), first))
                     .worst()
@@ -111,7 +112,7 @@ public final class ConciseExercise2Lesson implements Lesson {
         Timeline timeline = devices.getFirst().timeline().orElseThrow();
         double[] rates = new double[devices.size()];
         for (int d = 0; d < devices.size(); d++) {
-            try (Replica replica = Replica.getParams(LENET.initParams(0), devices.get(d))) {
+            try (Replica replica = Replica.getParams(LENET.initialState(0), devices.get(d))) {
                 double before = timeline.devices().get(d).computeSec();
                 pass(replica, probe);
                 rates[d] = probe.size() / (timeline.devices().get(d).computeSec() - before);
@@ -123,7 +124,8 @@ public final class ConciseExercise2Lesson implements Lesson {
     private static void pass(Replica replica, HostBatch probe) {
         Device device = replica.device();
         try (Tape tape = Tape.training(replica.workspace())) {
-            Tensor x = tape.newTensor(false, probe.size(), 1, LeNet.IMAGE_SIZE, LeNet.IMAGE_SIZE);
+            ImageShape image = LeNet.INPUT;
+            Tensor x = tape.newTensor(false, probe.size(), image.channels(), image.height(), image.width());
             Tensor y = tape.newTensor(false, probe.size());
             device.upload(probe.x(), 0, x.data());
             device.upload(probe.y(), 0, y.data());
@@ -134,7 +136,7 @@ public final class ConciseExercise2Lesson implements Lesson {
 
     /** The parameters after one step on {@code batch} from the lessons' start, split as {@code config} says. */
     private static List<HostTensor> oneStep(List<Device> devices, TrainConfig config, HostBatch batch) {
-        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, LENET, LENET.initParams(1), config)) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, LENET, LENET.initialState(1), config)) {
             trainer.trainBatch(batch, config.lr(), 1);
             return trainer.parameters();
         }

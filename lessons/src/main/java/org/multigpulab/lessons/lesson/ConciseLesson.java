@@ -32,7 +32,7 @@ public final class ConciseLesson implements Lesson {
         double[] acc = new double[epochs];
         double seconds = 0;
         LeNet lenet = new LeNet();
-        try (DataParallel net = DataParallel.wrap(lenet, lenet.initParams(1), devices)) {
+        try (DataParallel net = DataParallel.wrap(lenet, lenet.initialState(1), devices)) {
             Random shuffle = new Random(1);
             for (int epoch = 0; epoch < epochs; epoch++) {
                 long start = System.nanoTime();

@@ -166,7 +166,7 @@ public final class LessonContext {
             listeners.add(bars);
         }
         try (DataParallelTrainer trainer =
-                new DataParallelTrainer(opened, new LeNet(), new LeNet().initParams(1), config)) {
+                new DataParallelTrainer(opened, new LeNet(), new LeNet().initialState(1), config)) {
             TrainResult result = trainer.train(data(), TrainingListener.all(listeners));
             inspect.accept(trainer);
             return result;

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
+import org.multigpulab.core.data.ImageShape;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.parallel.Replica;
@@ -37,9 +38,10 @@ public final class ModelLesson implements Lesson {
     public Model inspect(LessonContext ctx) {
         List<Device> devices = ctx.open(1);
         List<Layer> layers = new ArrayList<>();
-        try (Replica replica = Replica.getParams(LENET.initParams(0), devices.getFirst());
+        try (Replica replica = Replica.getParams(LENET.initialState(0), devices.getFirst());
                 Tape tape = Tape.inference(replica.workspace())) {
-            Tensor x = tape.newTensor(false, 1, 1, LeNet.IMAGE_SIZE, LeNet.IMAGE_SIZE);
+            ImageShape image = LeNet.INPUT;
+            Tensor x = tape.newTensor(false, 1, image.channels(), image.height(), image.width());
             layers.add(new Layer("X", x.shape()));
             LENET.forward(tape, x, replica.params(), (name, t) -> layers.add(new Layer(name, t.shape())));
         } finally {
@@ -57,11 +59,11 @@ public final class ModelLesson implements Lesson {
             out.printf("  %-14s %s%n", layer.name(), Arrays.toString(layer.shape()));
         }
         out.println("parameters (weights ~ N(0, 1) * 0.01, biases 0):");
-        for (HostTensor p : LENET.initParams(0)) {
+        for (HostTensor p : LENET.initialState(0)) {
             out.printf("  %-3s %-16s %,8d%n", p.name(), p.shapeText(), p.size());
         }
         out.printf("  total %,d%n", model.parameters());
-        List<HostTensor> params = LENET.initParams(0);
+        List<HostTensor> params = LENET.initialState(0);
         double convParams =
                 params.subList(0, 4).stream().mapToInt(HostTensor::size).sum();
         long convFlops = new ConvShape(1, 1, 28, 28, 20, 3, 3).flops() + new ConvShape(1, 20, 13, 13, 50, 5, 5).flops();

@@ -26,7 +26,7 @@ public final class ParamsLesson implements Lesson {
         List<Replica> replicas = new ArrayList<>();
         try {
             for (Device device : devices) {
-                Replica replica = Replica.getParams(new LeNet().initParams(0), device);
+                Replica replica = Replica.getParams(new LeNet().initialState(0), device);
                 replicas.add(replica);
                 Tensor b1 = replica.param("b1");
                 ctx.out().println("# Copy the params to " + device.id());

@@ -76,7 +76,8 @@ public final class ScatterLesson implements Lesson {
 
     private static void splitBatchDemo(LessonContext ctx, List<Device> devices) {
         int batch = 5;
-        HostBatch b = new HostBatch(new float[batch * 784], new float[] {0, 1, 2, 3, 4}, batch, 784, 1);
+        HostBatch b = new HostBatch(
+                new float[batch * LeNet.INPUT.length()], new float[] {0, 1, 2, 3, 4}, batch, LeNet.INPUT, 1);
         List<Workspace> workspaces = devices.stream().map(Workspace::new).toList();
         List<String> parts = new ArrayList<>();
         for (Shard s : Scatter.splitBatch(b, workspaces)) {
@@ -106,7 +107,7 @@ public final class ScatterLesson implements Lesson {
      */
     static double idleDeviceStep(LessonContext ctx) {
         Random random = new Random(IDLE_SEED);
-        float[] x = new float[IDLE_BATCH * 784];
+        float[] x = new float[IDLE_BATCH * LeNet.INPUT.length()];
         float[] y = new float[IDLE_BATCH];
         for (int i = 0; i < x.length; i++) {
             x[i] = random.nextFloat();
@@ -114,9 +115,9 @@ public final class ScatterLesson implements Lesson {
         for (int i = 0; i < y.length; i++) {
             y[i] = i % 10;
         }
-        HostBatch batch = new HostBatch(x, y, IDLE_BATCH, 784, 1);
+        HostBatch batch = new HostBatch(x, y, IDLE_BATCH, LeNet.INPUT, 1);
         LeNet net = new LeNet();
-        List<HostTensor> init = net.initParams(IDLE_SEED);
+        List<HostTensor> init = net.initialState(IDLE_SEED);
         TrainConfig config = LessonContext.recipe(1, IDLE_BATCH, 0.5f);
         List<List<HostTensor>> after = new ArrayList<>();
         for (int gpus : new int[] {1, IDLE_DEVICES}) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.stream.IntStream;
 import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.FashionMnist;
+import org.multigpulab.core.data.ImageShape;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
@@ -110,10 +111,10 @@ public final class TimeOnlyEpoch {
                 .withBucketBytes(setup.bucketBytes())
                 .withProcessGroup(setup.nodes() == 1 ? ProcessGroup.SINGLE : ProcessGroup.firstOfAbsent(setup.nodes()));
         try (DataParallelTrainer trainer =
-                new DataParallelTrainer(devices, setup.model(), setup.model().initParams(1), config)) {
+                new DataParallelTrainer(devices, setup.model(), setup.model().initialState(1), config)) {
             Timeline timeline = trainer.timeline().orElseThrow();
             EpochShares shares = new EpochShares(timeline);
-            TrainResult result = trainer.train(blank(setup.trainSamples()), shares);
+            TrainResult result = trainer.train(blank(setup.model().input(), setup.trainSamples()), shares);
             if (trace != null) {
                 ChromeTrace.write(trace, timeline);
             }
@@ -135,11 +136,11 @@ public final class TimeOnlyEpoch {
      * Images of the right size whose values do not matter, as nothing is computed; the test set, which the trainer
      * evaluates after the timed epoch, is one image.
      */
-    private static FashionMnist.Splits blank(int trainSamples) {
-        int pixels = Model.IMAGE_SIZE * Model.IMAGE_SIZE;
+    private static FashionMnist.Splits blank(ImageShape image, int trainSamples) {
+        int pixels = image.length();
         return new FashionMnist.Splits(
-                new Dataset("blank", new byte[trainSamples * pixels], new byte[trainSamples], trainSamples, 28, 28),
-                new Dataset("blank", new byte[pixels], new byte[1], 1, 28, 28));
+                new Dataset("blank", new byte[trainSamples * pixels], new byte[trainSamples], trainSamples, image),
+                new Dataset("blank", new byte[pixels], new byte[1], 1, image));
     }
 
     /** Each GPU's time from the epoch's start to its last step. */

@@ -207,7 +207,7 @@ public final class ModelValidation {
         TrainConfig config = new TrainConfig(plan.epochs(), batch, lr, 1, true, false);
         FashionMnist.Splits data = new FashionMnist.Splits(
                 this.data.train().first(plan.imagesFor(model, this.data.train().count())), this.data.test());
-        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, model, model.initParams(1), config)) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, model, model.initialState(1), config)) {
             // the first epoch's kernels run while the JIT compiles them: the comparison starts after it
             Map<String, double[]> afterFirst = new LinkedHashMap<>();
             long[] laterStart = new long[1];

@@ -35,7 +35,7 @@ class CheckpointFileTest {
                 new EpochDone(2, 3, r.nextDouble(), r.nextDouble(), r.nextDouble(), r.nextDouble(), r.nextDouble()));
         TrainingState state = new TrainingState(3, 7, r.nextDouble() * 1e3, 4321, r.nextDouble(), Double.NaN, finished);
         Checkpoint.Run run = new Checkpoint.Run("MLP", 256, 0.2f, -5, true, 60000, 10000, "sha256:0123", "ring");
-        List<HostTensor> params = new Mlp().initParams(r.nextLong());
+        List<HostTensor> params = new Mlp().initialState(r.nextLong());
         CheckpointFile.Placement placement = new CheckpointFile.Placement("sim", "cpu", 2, 1, "runs/x");
         Path file = dir.resolve("c.ckpt");
         CheckpointFile.write(file, new Checkpoint(run, state, params), placement);
@@ -59,8 +59,8 @@ class CheckpointFileTest {
         Checkpoint.Run run = new Checkpoint.Run("MLP", 256, 0.2f, 1, true, 600, 100, "sha256:0123", "naive");
         CheckpointFile.Placement placement = new CheckpointFile.Placement("sim", null, 2, 1, null);
         Path a = dir.resolve("a.ckpt"), b = dir.resolve("b.ckpt");
-        CheckpointFile.write(a, new Checkpoint(run, state, new Mlp().initParams(1)), placement);
-        CheckpointFile.write(b, new Checkpoint(run, state, new Mlp().initParams(2)), placement);
+        CheckpointFile.write(a, new Checkpoint(run, state, new Mlp().initialState(1)), placement);
+        CheckpointFile.write(b, new Checkpoint(run, state, new Mlp().initialState(2)), placement);
         Files.copy(a, dir.resolve("copy.ckpt"));
         assertEquals(
                 CheckpointFile.read(a).hash(),

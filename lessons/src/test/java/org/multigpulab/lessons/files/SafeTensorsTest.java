@@ -24,7 +24,7 @@ class SafeTensorsTest {
 
     @Test
     void roundTripsTheModelsParameters() {
-        List<HostTensor> params = new LeNet().initParams(3);
+        List<HostTensor> params = new LeNet().initialState(3);
         Path file = dir.resolve("p.safetensors");
         SafeTensors.write(file, params);
         List<HostTensor> back = SafeTensors.read(file);

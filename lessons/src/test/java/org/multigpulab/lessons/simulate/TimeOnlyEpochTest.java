@@ -44,7 +44,7 @@ class TimeOnlyEpochTest {
                 .withAllReduce(algorithm)
                 .withBucketBytes(bucketBytes)
                 .withProcessGroup(group);
-        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, lenet, lenet.initParams(7), config)) {
+        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, lenet, lenet.initialState(7), config)) {
             return trainer.train(Synthetic.splits(IMAGES, 16), new TrainingListener() {})
                     .simulatedSecPerEpoch();
         } finally {
