@@ -53,10 +53,11 @@ public interface Device extends AutoCloseable {
     }
 
     /**
-     * Marks the work issued until the returned range is closed as one named step ({@code "allreduce W1"}),
-     * as NVTX ranges do on CUDA; a backend that records a trace shows it there, the others ignore it.
+     * Marks the work issued until the returned range is closed as one part of a training step ({@code allreduce
+     * W1}), as NVTX ranges do on CUDA; a backend that records a trace shows it there, a cost model of the host
+     * charges it, the others ignore it.
      */
-    default Range range(String name) {
+    default Range range(StepPart part) {
         return Range.NONE;
     }
 

@@ -1,5 +1,7 @@
 package org.multigpulab.backend.sim;
 
+import org.multigpulab.device.StepPart;
+
 /**
  * The notebook's host program, PyTorch from Python, as the host thread's seconds for each part of a step: per
  * device its shard's split, forward and loss ({@code forward}), {@code backward} (autograd's engine launching every
@@ -33,18 +35,22 @@ record HostModel(
             new HostModel(375.3 * US, 1511.9 * US, 164.7 * US, 2.3 * US, 2.4 * US, 9.7 * US, 53.5 * US, 2);
 
     /**
-     * The host seconds the Python of step part {@code range} costs when device {@code device} of {@code devices}
+     * The host seconds the Python of step part {@code part} costs when device {@code device} of {@code devices}
      * begins it. The notebook's allreduce of one parameter is one call for all devices: device 0's range carries it.
+     * DDP's reducer launches a bucket's allreduce from C++ inside the backward pass, and broadcasts buffers from
+     * C++ too: no Python of their own, their kernels' launches charged per launch by the profile; so is the sum
+     * across processes, which the notebook has none of.
      */
-    double seconds(String range, int device, int devices) {
-        if (range.startsWith("allreduce ") && !range.startsWith("allreduce across")) {
-            return device == 0 ? allReducePerParameterSec + (devices - 1) * allReducePerPeerSec : 0;
-        }
-        return switch (range) {
-            case "forward" -> splitSec + forwardSec;
-            case "backward" -> backwardSec;
-            case "sgd" -> sgdSec;
-            default -> 0;
+    double seconds(StepPart part, int device, int devices) {
+        return switch (part) {
+            case StepPart.Forward f -> splitSec + forwardSec;
+            case StepPart.Backward b -> backwardSec;
+            case StepPart.OptimizerStep o -> sgdSec;
+            case StepPart.ParameterAllReduce a ->
+                device == 0 ? allReducePerParameterSec + (devices - 1) * allReducePerPeerSec : 0;
+            case StepPart.BucketAllReduce a -> 0;
+            case StepPart.CrossProcessAllReduce a -> 0;
+            case StepPart.BufferBroadcast b -> 0;
         };
     }
 

@@ -14,6 +14,7 @@ import org.multigpulab.device.InstrumentedKernels;
 import org.multigpulab.device.KernelObserver;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.StatsCounter;
+import org.multigpulab.device.StepPart;
 import org.multigpulab.device.Timeline;
 
 /**
@@ -172,10 +173,10 @@ final class SimDevice implements Device {
     }
 
     @Override
-    public Range range(String name) {
-        OpenRange range = new OpenRange(name);
+    public Range range(StepPart part) {
+        OpenRange range = new OpenRange(part.name());
         ranges.push(range);
-        cluster.timeline().rangeOpened(index, name);
+        cluster.timeline().rangeOpened(index, part);
         return range;
     }
 

@@ -9,6 +9,7 @@ import org.multigpulab.device.CollectiveCostModel.Collective;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.StatsCounter;
+import org.multigpulab.device.StepPart;
 import org.multigpulab.device.Timeline;
 
 /**
@@ -224,9 +225,9 @@ final class SimTimeline implements Timeline {
     }
 
     /** Device {@code d} begins step part {@code name}: with a host program modelled, the host runs its code first. */
-    void rangeOpened(int d, String name) {
+    void rangeOpened(int d, StepPart part) {
         if (hostModel != null) {
-            double seconds = hostModel.seconds(name, d, count);
+            double seconds = hostModel.seconds(part, d, count);
             host += seconds;
             hostProgram += seconds;
         }

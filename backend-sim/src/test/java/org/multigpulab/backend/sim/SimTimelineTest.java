@@ -33,6 +33,7 @@ import org.multigpulab.device.KernelOp.ReluForward;
 import org.multigpulab.device.KernelOp.Scale;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
+import org.multigpulab.device.StepPart;
 import org.multigpulab.device.Timeline;
 
 /** The cost model, one rule at a time, on T4s over PCIe 3 unless a test says otherwise. */
@@ -256,7 +257,7 @@ class SimTimelineTest {
 
         List<Device> d = open(2, "trace", "on");
         Buffer x = d.get(0).allocate(1024), y = d.get(1).allocate(1024);
-        try (Device.Range r = d.get(1).range("allreduce W1")) {
+        try (Device.Range r = d.get(1).range(new StepPart.ParameterAllReduce("W1"))) {
             d.get(0).kernels().launch(new Fill(1f, x, 1024));
             d.get(1).copyFromPeer(x, y);
         }

@@ -2,6 +2,7 @@ package org.multigpulab.core.parallel;
 
 import java.util.List;
 import org.multigpulab.core.dist.ProcessGroup;
+import org.multigpulab.device.StepPart;
 
 /**
  * The last stage of gradient synchronisation when several processes train together: a range of the gradients,
@@ -28,7 +29,7 @@ final class AcrossProcesses {
             return;
         }
         long start = System.nanoTime();
-        try (OnEveryDevice r = OnEveryDevice.range(replicas, "allreduce across " + group.size() + " processes")) {
+        try (OnEveryDevice r = OnEveryDevice.range(replicas, new StepPart.CrossProcessAllReduce(group.size()))) {
             Replica first = replicas.getFirst();
             if (host == null) {
                 host = new float[first.gradients().length()];

@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.StepPart;
 
 /**
  * Gradient synchronisation, as PyTorch's {@code Reducer} is for DDP: after a step's backward passes every replica
@@ -79,9 +80,9 @@ public abstract sealed class GradientSync {
         return acrossProcesses.calls();
     }
 
-    /** Sums the step's tensor {@code tensor}, one buffer per device, over the devices, in a range called {@code name}. */
-    void allReduce(String name, List<Buffer> buffers, int tensor) {
-        try (OnEveryDevice r = OnEveryDevice.range(replicas, name)) {
+    /** Sums the step's tensor {@code tensor}, one buffer per device, over the devices, in a range of {@code part}. */
+    void allReduce(StepPart part, List<Buffer> buffers, int tensor) {
+        try (OnEveryDevice r = OnEveryDevice.range(replicas, part)) {
             algorithm.allReduce(buffers, tensor);
         }
     }
@@ -110,7 +111,7 @@ public abstract sealed class GradientSync {
             for (int p = 0; p < first.params().size(); p++) {
                 int param = p;
                 allReduce(
-                        "allreduce " + first.names().get(p),
+                        new StepPart.ParameterAllReduce(first.names().get(p)),
                         replicas.stream().map(r -> r.params().get(param).grad()).toList(),
                         p);
             }
@@ -164,7 +165,7 @@ public abstract sealed class GradientSync {
             GradientBuckets.Bucket b = buckets.get(bucketOf[p]);
             if (--waiting[b.index()] == 0) {
                 allReduce(
-                        "allreduce bucket " + b.index(),
+                        new StepPart.BucketAllReduce(b.index()),
                         replicas.stream()
                                 .map(r -> r.gradients().slice(b.offset(), b.length()))
                                 .toList(),

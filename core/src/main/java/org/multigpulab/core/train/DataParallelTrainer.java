@@ -24,6 +24,7 @@ import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceId;
 import org.multigpulab.device.KernelOp.Axpy;
 import org.multigpulab.device.Kernels;
+import org.multigpulab.device.StepPart;
 import org.multigpulab.device.Timeline;
 
 /**
@@ -189,7 +190,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                 first.device().upload(values, 0, b.data());
             }
         }
-        try (Device.Range r = first.device().range("broadcast buffers")) {
+        try (Device.Range r = first.device().range(new StepPart.BufferBroadcast())) {
             for (Replica other : deviceParams.subList(1, deviceParams.size())) {
                 for (int i = 0; i < first.buffers().size(); i++) {
                     other.device()
@@ -241,7 +242,7 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** The notebook's {@code sgd(params, lr, batch_size)}: {@code p -= lr * p.grad / batch_size}. */
     private static void sgd(Replica replica, float lr, int batchSize) {
-        try (Device.Range r = replica.device().range("sgd")) {
+        try (Device.Range r = replica.device().range(new StepPart.OptimizerStep("sgd"))) {
             Kernels k = replica.device().kernels();
             for (Tensor p : replica.params()) {
                 k.launch(new Axpy(-lr / batchSize, p.grad(), p.data(), p.size()));

@@ -12,6 +12,7 @@ import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Shard;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelOp.ArgmaxMatches;
+import org.multigpulab.device.StepPart;
 
 /**
  * One device's part of a training step: its shard of the batch, the tape of its forward pass, its logits and
@@ -47,7 +48,7 @@ final class DeviceStep implements AutoCloseable {
         if (shard.isEmpty()) {
             return;
         }
-        try (Device.Range r = device().range("forward")) {
+        try (Device.Range r = device().range(new StepPart.Forward())) {
             tape = Tape.training(replica.workspace());
             Tensor x = Tensor.of(shard.x(), false, shard.size(), image.channels(), image.height(), image.width());
             logits = model.forward(tape, x, replica.params(), replica.buffers(), Mode.TRAIN); // [N, 10]
@@ -57,7 +58,7 @@ final class DeviceStep implements AutoCloseable {
 
     /** {@code l.backward()}, calling {@code hook} each time a parameter's gradient has received a contribution. */
     void backward(Consumer<Tensor> hook) {
-        try (Device.Range r = device().range("backward")) {
+        try (Device.Range r = device().range(new StepPart.Backward())) {
             if (shard.isEmpty()) {
                 zeroGradients(hook);
             } else {
