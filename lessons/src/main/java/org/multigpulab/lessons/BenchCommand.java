@@ -11,14 +11,13 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.LeNet;
-import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
-import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Device;
 import org.multigpulab.lessons.bench.PeakFlops;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.AtomicFile;
+import org.multigpulab.lessons.run.TrainingRun;
 import org.multigpulab.lessons.setup.DataSetup;
 import org.multigpulab.lessons.setup.DeviceSetup;
 import org.multigpulab.lessons.setup.PlotDir;
@@ -220,31 +219,29 @@ final class BenchCommand implements Callable<Integer> {
         List<Device> devices = setup.devices().open(setup.count());
         TrainConfig config = new TrainConfig(1, 256, 0.2f, 1, true, false);
         double[] flops = new double[2];
-        try (DataParallelTrainer trainer =
-                new DataParallelTrainer(devices, new LeNet(), new LeNet().initialState(1), config)) {
-            TrainResult r = trainer.train(splits, new TrainingListener() {
-                @Override
-                public void onStart(Start start) {
-                    flops[0] = total(devices);
-                }
-
-                @Override
-                public void onBatch(BatchDone batch) {
-                    if (batch.batch() == batch.batchesPerEpoch()) {
-                        flops[1] = total(devices);
+        return TrainingRun.on(devices, new LeNet(), new LeNet().initialState(1), config)
+                .listener(new TrainingListener() {
+                    @Override
+                    public void onStart(Start start) {
+                        flops[0] = total(devices);
                     }
-                }
-            });
-            return new Epoch(
-                    setup.name(),
-                    repeat,
-                    r.epochs().getFirst().wallSec(),
-                    flops[1] - flops[0],
-                    r.finalTestAcc(),
-                    peakGflops);
-        } finally {
-            devices.forEach(Device::close);
-        }
+
+                    @Override
+                    public void onBatch(BatchDone batch) {
+                        if (batch.batch() == batch.batchesPerEpoch()) {
+                            flops[1] = total(devices);
+                        }
+                    }
+                })
+                .train(
+                        splits,
+                        (trainer, r) -> new Epoch(
+                                setup.name(),
+                                repeat,
+                                r.epochs().getFirst().wallSec(),
+                                flops[1] - flops[0],
+                                r.finalTestAcc(),
+                                peakGflops));
     }
 
     private static double total(List<Device> devices) {

@@ -2,7 +2,6 @@ package org.multigpulab.lessons;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,8 +17,6 @@ import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.Checkpoint;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
-import org.multigpulab.core.train.TrainResult;
-import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.core.train.TrainingState;
 import org.multigpulab.device.Device;
 import org.multigpulab.lessons.console.EpochLog;
@@ -35,6 +32,7 @@ import org.multigpulab.lessons.files.SafeTensors;
 import org.multigpulab.lessons.plot.Curve;
 import org.multigpulab.lessons.plot.EpochTimes;
 import org.multigpulab.lessons.plot.LearningCurve;
+import org.multigpulab.lessons.run.TrainingRun;
 import org.multigpulab.lessons.setup.DataSetup;
 import org.multigpulab.lessons.setup.DeviceSetup;
 import org.multigpulab.lessons.setup.PlotDir;
@@ -308,41 +306,39 @@ final class TrainCommand implements Callable<Integer> {
         List<Device> opened = deviceSetup.open(devices);
         StartupClock startup = new StartupClock();
         EpochKernels epochKernels = new EpochKernels(opened);
-        List<TrainingListener> listeners = new ArrayList<>(List.of(startup, epochKernels));
-        ProgressBars bars = talk && ProgressBars.wanted(quiet) ? new ProgressBars() : null;
-        if (bars != null) {
-            listeners.add(bars);
-        }
+        TrainingRun run = TrainingRun.on(opened, model, init, config)
+                .listener(startup)
+                .listener(epochKernels)
+                .progressBars(talk && ProgressBars.wanted(quiet))
+                .checkpoints(from, checkpoints.sink(group, identity, placement));
         if (KillPoints.enabled()) {
-            listeners.add(KillPoints.listener());
+            run.listener(KillPoints.listener());
         }
+        List<String> ids = opened.stream().map(d -> d.id().toString()).toList();
         if (talk) {
-            listeners.add(new EpochLog(out));
-            out.println(
-                    "training on " + opened.stream().map(d -> d.id().toString()).toList()
-                            + (group.size() > 1
-                                    ? " in each of " + group.size() + " processes (" + group.description() + ")"
-                                    : "")
-                            + ": " + splits.train().count() + " training and "
-                            + splits.test().count() + " test images, "
-                            + epochs + (epochs == 1 ? " epoch" : " epochs") + ", batch " + batchSize + ", lr " + lr
-                            + ", model " + model.name());
+            run.listener(new EpochLog(out));
+            out.println("training on " + ids
+                    + (group.size() > 1
+                            ? " in each of " + group.size() + " processes (" + group.description() + ")"
+                            : "")
+                    + ": " + splits.train().count() + " training and "
+                    + splits.test().count() + " test images, "
+                    + epochs + (epochs == 1 ? " epoch" : " epochs") + ", batch " + batchSize + ", lr " + lr
+                    + ", model " + model.name());
         }
         LearningCurve curve = null;
-        try (DataParallelTrainer trainer = new DataParallelTrainer(opened, model, init, config)) {
-            if (plots != null) {
-                // d2l's three curves, in its legend's order: train loss, train acc, test acc
-                Curve loss = new Curve("train loss (right axis)", Curve.YAxis.RIGHT);
-                Curve train = new Curve("train acc"), test = new Curve("test acc");
-                String run = model.name() + " on " + trainer.deviceIds();
-                curve = new LearningCurve(run, plots, "learning-curve", talk, List.of(loss, train, test));
-                listeners.add(curve.listener(test, train, loss));
-                listeners.add(new EpochTimes("sec/epoch, " + run, plots, "sec-per-epoch"));
-            }
-            TrainResult result = trainer.train(
-                    splits, TrainingListener.all(listeners), from, checkpoints.sink(group, identity, placement));
+        if (plots != null) {
+            // d2l's three curves, in its legend's order: train loss, train acc, test acc
+            Curve loss = new Curve("train loss (right axis)", Curve.YAxis.RIGHT);
+            Curve train = new Curve("train acc"), test = new Curve("test acc");
+            String name = model.name() + " on " + ids;
+            curve = new LearningCurve(name, plots, "learning-curve", talk, List.of(loss, train, test));
+            run.listener(curve.listener(test, train, loss));
+            run.listener(new EpochTimes("sec/epoch, " + name, plots, "sec-per-epoch"));
+        }
+        run.train(splits, (trainer, result) -> {
             if (!lead) {
-                return 0;
+                return null;
             }
             // a second, time-only epoch: only when its line is printed or its figure reported
             TimeOnlyEpoch.Result withHost = talk || report != null
@@ -387,12 +383,8 @@ final class TrainCommand implements Callable<Integer> {
                 out.println("learning curve: " + plots.resolve("learning-curve.png") + ", sec/epoch: "
                         + plots.resolve("sec-per-epoch.png"));
             }
-        } finally {
-            if (bars != null) {
-                bars.close();
-            }
-            opened.forEach(Device::close);
-        }
+            return null;
+        });
         if (curve != null && curve.shown()) {
             // the notebook's figure stays below its cell; here the window stays until the student closes it
             out.println("the learning curve stays on screen: close its window to finish");

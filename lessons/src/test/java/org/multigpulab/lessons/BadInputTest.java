@@ -112,7 +112,7 @@ class BadInputTest {
                 Arguments.of(List.of("--allreduce", "butterfly"), "unknown allreduce algorithm 'butterfly'"),
                 Arguments.of(
                         List.of("--model", "resnet"),
-                        "unknown model 'resnet'; choose lenet (the notebook's LeNet) or mlp"),
+                        "unknown model 'resnet'; choose lenet (the notebook's LeNet), mlp (d2l's multilayer perceptron)"),
                 Arguments.of(
                         List.of("--model", "mlp", "--load", lenet.toString()),
                         "tensor W1 has shape [20, 1, 3, 3] but the model's W1 is [784, 256]"),

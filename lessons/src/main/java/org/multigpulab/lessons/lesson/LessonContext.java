@@ -14,6 +14,7 @@ import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Device;
 import org.multigpulab.lessons.console.ProgressBars;
 import org.multigpulab.lessons.errors.UserError;
+import org.multigpulab.lessons.run.TrainingRun;
 import org.multigpulab.lessons.setup.DataSetup;
 import org.multigpulab.lessons.setup.DeviceSetup;
 import org.multigpulab.lessons.setup.PlotDir;
@@ -159,23 +160,13 @@ public final class LessonContext {
             TrainConfig config,
             TrainingListener listener,
             Consumer<DataParallelTrainer> inspect) {
-        List<Device> opened = setup.open(count);
-        List<TrainingListener> listeners = new ArrayList<>(List.of(listener));
-        ProgressBars bars = ProgressBars.wanted(quiet) ? new ProgressBars() : null;
-        if (bars != null) {
-            listeners.add(bars);
-        }
-        try (DataParallelTrainer trainer =
-                new DataParallelTrainer(opened, new LeNet(), new LeNet().initialState(1), config)) {
-            TrainResult result = trainer.train(data(), TrainingListener.all(listeners));
-            inspect.accept(trainer);
-            return result;
-        } finally {
-            if (bars != null) {
-                bars.close();
-            }
-            opened.forEach(Device::close);
-        }
+        return TrainingRun.on(setup.open(count), new LeNet(), new LeNet().initialState(1), config)
+                .listener(listener)
+                .progressBars(ProgressBars.wanted(quiet))
+                .train(data(), (trainer, result) -> {
+                    inspect.accept(trainer);
+                    return result;
+                });
     }
 
     /** The size in megabytes (10^6 bytes) of one float32 gradient of {@code parameters} parameters. */

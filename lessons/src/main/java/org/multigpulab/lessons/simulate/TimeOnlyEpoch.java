@@ -11,9 +11,7 @@ import org.multigpulab.core.data.ImageShape;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
-import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
-import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
@@ -21,6 +19,7 @@ import org.multigpulab.device.DeviceRequest;
 import org.multigpulab.device.Timeline;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.ChromeTrace;
+import org.multigpulab.lessons.run.TrainingRun;
 
 /**
  * One epoch of the notebook's data-parallel training, timed on simulated GPUs that compute nothing (the {@code sim}
@@ -110,26 +109,24 @@ public final class TimeOnlyEpoch {
                 .withAllReduce(setup.allReduce())
                 .withBucketBytes(setup.bucketBytes())
                 .withProcessGroup(setup.nodes() == 1 ? ProcessGroup.SINGLE : ProcessGroup.firstOfAbsent(setup.nodes()));
-        try (DataParallelTrainer trainer =
-                new DataParallelTrainer(devices, setup.model(), setup.model().initialState(1), config)) {
-            Timeline timeline = trainer.timeline().orElseThrow();
-            EpochShares shares = new EpochShares(timeline);
-            TrainResult result = trainer.train(blank(setup.model().input(), setup.trainSamples()), shares);
-            if (trace != null) {
-                ChromeTrace.write(trace, timeline);
-            }
-            double epoch = result.simulatedSecPerEpoch();
-            double host = shares.hostProgramSec();
-            return new Result(
-                    timeline.description(),
-                    shares.steps,
-                    epoch,
-                    host,
-                    timeline.epochWithHostProgram(epoch, host, setup.trainSamples()),
-                    shares.gpus());
-        } finally {
-            devices.forEach(Device::close);
-        }
+        Timeline timeline = devices.getFirst().timeline().orElseThrow();
+        EpochShares shares = new EpochShares(timeline);
+        return TrainingRun.on(devices, setup.model(), setup.model().initialState(1), config)
+                .listener(shares)
+                .train(blank(setup.model().input(), setup.trainSamples()), (trainer, result) -> {
+                    if (trace != null) {
+                        ChromeTrace.write(trace, timeline);
+                    }
+                    double epoch = result.simulatedSecPerEpoch();
+                    double host = shares.hostProgramSec();
+                    return new Result(
+                            timeline.description(),
+                            shares.steps,
+                            epoch,
+                            host,
+                            timeline.epochWithHostProgram(epoch, host, setup.trainSamples()),
+                            shares.gpus());
+                });
     }
 
     /**

@@ -10,15 +10,14 @@ import java.util.Map;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.Mlp;
 import org.multigpulab.core.model.Model;
-import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
-import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
 import org.multigpulab.device.KernelTime;
 import org.multigpulab.device.Timeline;
+import org.multigpulab.lessons.run.TrainingRun;
 
 /**
  * The cost model checked against the one clock it can be checked against everywhere: logical GPUs timed as the
@@ -113,8 +112,6 @@ public final class ModelValidation {
     /** {@code model} at global batch {@code batch} on one logical GPU over {@code physical}, timed as the host. */
     public Single single(String physical, Model model, int batch) {
         Run run = train(physical, model, 1, batch);
-        Timeline timeline = run.devices.getFirst().timeline().orElseThrow();
-        run.close();
         return new Single(
                 physical,
                 model.name(),
@@ -124,13 +121,12 @@ public final class ModelValidation {
                 run.simSec,
                 run.kernelsTimed(),
                 run.kernels,
-                timeline.calibration());
+                run.calibration());
     }
 
     /** {@code model} at global batch {@code batch} split over {@code gpus} logical GPUs on {@code physical}. */
     public Several several(String physical, Model model, int gpus, int batch) {
         Run run = train(physical, model, gpus, batch);
-        run.close();
         return new Several(
                 physical,
                 model.name(),
@@ -177,15 +173,12 @@ public final class ModelValidation {
      * kernels' seconds over those epochs and their evaluations, and the wall seconds of those epochs altogether.
      */
     private record Run(
-            List<Device> devices,
+            Timeline.Calibration calibration,
             int images,
             double wallSec,
             double simSec,
             Map<String, double[]> kernels,
             double laterSec) {
-        void close() {
-            devices.forEach(Device::close);
-        }
 
         /**
          * Whether the kernel calls' measured times are the kernels' own: on a device that computes inside the call
@@ -207,37 +200,35 @@ public final class ModelValidation {
         TrainConfig config = new TrainConfig(plan.epochs(), batch, lr, 1, true, false);
         FashionMnist.Splits data = new FashionMnist.Splits(
                 this.data.train().first(plan.imagesFor(model, this.data.train().count())), this.data.test());
-        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, model, model.initialState(1), config)) {
-            // the first epoch's kernels run while the JIT compiles them: the comparison starts after it
-            Map<String, double[]> afterFirst = new LinkedHashMap<>();
-            long[] laterStart = new long[1];
-            TrainResult result = trainer.train(data, new TrainingListener() {
-                @Override
-                public void onEpoch(EpochDone epoch) {
-                    if (epoch.epoch() == 1) {
-                        afterFirst.putAll(kernelSeconds(devices));
-                        laterStart[0] = System.nanoTime();
+        // the first epoch's kernels run while the JIT compiles them: the comparison starts after it
+        Map<String, double[]> afterFirst = new LinkedHashMap<>();
+        long[] laterStart = new long[1];
+        return TrainingRun.on(devices, model, model.initialState(1), config)
+                .listener(new TrainingListener() {
+                    @Override
+                    public void onEpoch(EpochDone epoch) {
+                        if (epoch.epoch() == 1) {
+                            afterFirst.putAll(kernelSeconds(devices));
+                            laterStart[0] = System.nanoTime();
+                        }
                     }
-                }
-            });
-            double laterSec = (System.nanoTime() - laterStart[0]) / 1e9;
-            List<TrainingListener.EpochDone> later =
-                    result.epochs().subList(1, result.epochs().size());
-            return new Run(
-                    devices,
-                    data.train().count(),
-                    median(later.stream()
-                            .mapToDouble(TrainingListener.EpochDone::wallSec)
-                            .toArray()),
-                    median(later.stream()
-                            .mapToDouble(TrainingListener.EpochDone::simSec)
-                            .toArray()),
-                    since(afterFirst, kernelSeconds(devices)),
-                    laterSec);
-        } catch (RuntimeException e) {
-            devices.forEach(Device::close);
-            throw e;
-        }
+                })
+                .train(data, (trainer, result) -> {
+                    double laterSec = (System.nanoTime() - laterStart[0]) / 1e9;
+                    List<TrainingListener.EpochDone> later =
+                            result.epochs().subList(1, result.epochs().size());
+                    return new Run(
+                            devices.getFirst().timeline().orElseThrow().calibration(),
+                            data.train().count(),
+                            median(later.stream()
+                                    .mapToDouble(TrainingListener.EpochDone::wallSec)
+                                    .toArray()),
+                            median(later.stream()
+                                    .mapToDouble(TrainingListener.EpochDone::simSec)
+                                    .toArray()),
+                            since(afterFirst, kernelSeconds(devices)),
+                            laterSec);
+                });
     }
 
     /** The kernels whose simulated time is furthest from their measured time, furthest first. */
