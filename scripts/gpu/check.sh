@@ -85,7 +85,7 @@ export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$work/pocl-cache}"
 # With the JDK's signal chaining, as ./lab runs it: PoCL's compiler (LLVM) installs handlers for the signals the JVM
 # takes.
 run_java() { LD_PRELOAD="${java%/bin/java}/lib/libjsig.so${LD_PRELOAD:+:$LD_PRELOAD}" "$java" --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector "$@" 2> >(grep -v 'incubator modules' >&2); }
-lab() { run_java -cp "$pack/lib/*" org.multigpulab.lessons.Lab "$@"; }
+lab() { run_java -cp "$pack/lib/*" org.multigpulab.lessons.cli.Lab "$@"; }
 failed=()
 # step NAME SECONDS COMMAND...: runs COMMAND for at most SECONDS (× slower), its output into the log and
 # results/NAME.txt. On the GPU the limits add up to 445 s, so the check ends within 8 minutes whatever hangs; the

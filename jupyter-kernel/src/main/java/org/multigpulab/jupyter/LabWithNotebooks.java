@@ -1,6 +1,6 @@
 package org.multigpulab.jupyter;
 
-import org.multigpulab.lessons.Lab;
+import org.multigpulab.lessons.cli.Lab;
 
 /**
  * {@code ./lab}: the lab's command line ({@link Lab}) with {@code ./lab notebook} added, which lives here because

@@ -28,7 +28,7 @@ import org.multigpulab.lessons.plot.Curve;
 public final class CheckpointLesson implements Lesson {
 
     /** The lab's main class, named rather than referenced: lessons sit below the command line, not beside it. */
-    private static final String LAB = "org.multigpulab.lessons.Lab";
+    private static final String LAB = "org.multigpulab.lessons.cli.Lab";
 
     /**
      * What the lesson found: the checkpoint the kill left and the batches of an epoch, the epochs of the run never

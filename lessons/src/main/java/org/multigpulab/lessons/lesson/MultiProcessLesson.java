@@ -25,7 +25,7 @@ public final class MultiProcessLesson implements Lesson {
     static final int[] RANKS = {1, 2, 4};
     private static final String MPIRUN = "mpirun";
     /** The lab's main class, named rather than referenced: lessons sit below the command line, not beside it. */
-    private static final String LAB = "org.multigpulab.lessons.Lab";
+    private static final String LAB = "org.multigpulab.lessons.cli.Lab";
 
     /** One run: its ranks, test accuracy, wall sec/epoch, and the cross-rank allreduce per step. */
     public record Row(

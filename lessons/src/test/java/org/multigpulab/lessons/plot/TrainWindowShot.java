@@ -15,7 +15,7 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.imageio.ImageIO;
 import javax.swing.JFrame;
-import org.multigpulab.lessons.Lab;
+import org.multigpulab.lessons.cli.Lab;
 
 /**
  * Run by {@link TrainWindowTest} in a JVM of its own with a display: {@code ./lab train} as a student runs it; once

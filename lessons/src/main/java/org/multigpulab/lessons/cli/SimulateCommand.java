@@ -1,0 +1,173 @@
+package org.multigpulab.lessons.cli;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.multigpulab.core.model.Model;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.train.TrainResult;
+import org.multigpulab.lessons.errors.UserError;
+import org.multigpulab.lessons.files.AtomicFile;
+import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./lab simulate}: one epoch of the notebook's training on simulated GPUs that compute nothing, up to
+ * thousands of GPUs in many nodes, in seconds: sec/epoch, each GPU's share of it, and a trace.
+ */
+@Command(
+        name = "simulate",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Time one epoch of the notebook's training on simulated GPUs without computing: every step's kernels,"
+                    + " copies and collectives are issued as in ./lab train and costed by the sim backend's model,"
+                    + " so sec/epoch equals a full run's. With --nodes, one node's GPUs are simulated and gradients"
+                    + " cross the nodes as train --dist mpi sends them, timed by the NCCL model.",
+        },
+        footer = {
+            "",
+            "Examples:",
+            "  ./lab simulate --gpus 8 --batch-size 256            what ./lab train --gpus 8 would simulate",
+            "  ./lab simulate --gpus 1024 --nodes 128 --profile h100 --trace t.json"
+        })
+final class SimulateCommand implements Callable<Integer> {
+
+    @Mixin
+    SystemOptions simulated;
+
+    @ArgGroup(exclusive = true)
+    Batch batch = new Batch();
+
+    static final class Batch {
+        @Option(names = "--batch-size", paramLabel = "N", description = "Global mini-batch, as train's.")
+        Integer global;
+
+        @Option(
+                names = "--batch-per-gpu",
+                paramLabel = "N",
+                description = "Mini-batch per GPU; the global batch is N × --gpus. Default: 256.")
+        Integer perGpu;
+
+        int size(int gpus) {
+            if (global != null) {
+                UserError.requireOneOrMore("--batch-size", global);
+            }
+            if (perGpu != null) {
+                UserError.requireOneOrMore("--batch-per-gpu", perGpu);
+            }
+            return global != null ? global : (perGpu != null ? perGpu : 256) * gpus;
+        }
+    }
+
+    @Option(names = "--model", paramLabel = "NAME", defaultValue = "lenet", description = "lenet or mlp.")
+    String modelName;
+
+    @Option(
+            names = "--allreduce",
+            paramLabel = "ALGO",
+            defaultValue = "naive",
+            description = "Inside a node: naive, spread, ring, tree, as train's. Default: ${DEFAULT-VALUE}.")
+    String allreduce;
+
+    @Mixin
+    BucketOption buckets;
+
+    @Option(
+            names = "--train-samples",
+            paramLabel = "N",
+            defaultValue = "60000",
+            description = "Images per epoch. Default: ${DEFAULT-VALUE}, Fashion-MNIST's training set.")
+    int trainSamples;
+
+    @Option(
+            names = "--pytorch-host",
+            description = "Charge the host the notebook's own program: Python, PyTorch's dispatcher and autograd, its"
+                    + " DataLoader (measured by scripts/pytorch-host.py).")
+    boolean pytorchHost;
+
+    @Option(names = "--trace", paramLabel = "FILE", description = "The epoch as a Chrome trace (ui.perfetto.dev).")
+    Path trace;
+
+    @Override
+    public Integer call() {
+        PrintStream out = System.out;
+        UserError.requireOneOrMore("--train-samples", trainSamples);
+        if (trace != null) {
+            AtomicFile.checkWritable("--trace", trace);
+        }
+        simulated.check();
+        int batchSize = batch.size(simulated.gpus);
+        // The trainer runs such a batch (the GPUs past its last image compute nothing), but an epoch whose GPUs
+        // idle is not a system worth timing
+        if (batchSize < simulated.gpus) {
+            throw new UserError(
+                    "a global batch of " + batchSize + " leaves " + (simulated.gpus - batchSize) + " of the "
+                            + simulated.gpus + " GPUs without an image; use --batch-size " + simulated.gpus
+                            + " or more, or --batch-per-gpu");
+        }
+        TimeOnlyEpoch.Setup setup = new TimeOnlyEpoch.Setup(
+                simulated.gpus,
+                simulated.nodes,
+                simulated.profile,
+                simulated.topology,
+                simulated.nic,
+                Model.named(modelName),
+                batchSize,
+                trainSamples,
+                AllReduceAlgorithm.named(allreduce),
+                buckets.bytes(),
+                pytorchHost);
+        long start = System.nanoTime();
+        TimeOnlyEpoch.Result r = TimeOnlyEpoch.run(setup, trace);
+        double wall = (System.nanoTime() - start) / 1e9;
+        out.printf(
+                Locale.ROOT,
+                "%s: %d images in %d step%s of %d (%d per GPU), model %s, allreduce %s%n",
+                r.description(),
+                trainSamples,
+                r.steps(),
+                r.steps() == 1 ? "" : "s",
+                batchSize,
+                Math.ceilDiv(batchSize, simulated.gpus),
+                modelName,
+                allreduce);
+        if (simulated.nodes > 1) {
+            out.printf(
+                    Locale.ROOT,
+                    "node 0 of %d simulated (the others hold no larger shards); the allreduce across the nodes from"
+                            + " NCCL's model%n",
+                    simulated.nodes);
+        }
+        for (TimeOnlyEpoch.GpuShare g : r.gpus()) {
+            out.printf(
+                    Locale.ROOT,
+                    "  %-8s computing %5.1f%%, on its links %5.1f%%, idle %5.1f%%%n",
+                    g.device(),
+                    100 * g.computeSec() / r.secPerEpoch(),
+                    100 * g.commSec() / r.secPerEpoch(),
+                    100 * g.idleSec() / r.secPerEpoch());
+        }
+        out.printf(
+                Locale.ROOT,
+                "simulated: %s sec/epoch (this took %.1f s, nothing computed)%n",
+                TrainResult.seconds(r.secPerEpoch()),
+                wall);
+        if (pytorchHost) {
+            out.printf(
+                    Locale.ROOT,
+                    "with the notebook's host: its Python, dispatcher and autograd %s s of it; with its DataLoader"
+                            + " %s sec/epoch%n",
+                    TrainResult.seconds(r.hostProgramSec()),
+                    TrainResult.seconds(r.withDataLoaderSec()));
+        }
+        if (trace != null) {
+            out.println("trace: " + trace);
+        }
+        return 0;
+    }
+}
