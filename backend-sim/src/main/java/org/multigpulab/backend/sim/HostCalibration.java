@@ -122,19 +122,19 @@ record HostCalibration(
             case KernelOp.Gemm g -> kind(call) + "@" + g.n() + "x" + g.k();
             case KernelOp.BiasAdd b -> kind(call) + "@" + biasLayout(b.s());
             case KernelOp.BiasAddBackward b -> kind(call) + "@" + biasLayout(b.s());
-            case KernelOp.AvgPoolForward p -> kind(call);
-            case KernelOp.AvgPoolBackward p -> kind(call);
-            case KernelOp.ReluForward r -> kind(call);
-            case KernelOp.ReluBackward r -> kind(call);
-            case KernelOp.ReluAvgPoolForward r -> kind(call);
-            case KernelOp.ReluAvgPoolBackward r -> kind(call);
-            case KernelOp.SoftmaxCrossEntropyForward l -> kind(call);
-            case KernelOp.SoftmaxCrossEntropyBackward l -> kind(call);
-            case KernelOp.Axpy a -> kind(call);
-            case KernelOp.Scale a -> kind(call);
-            case KernelOp.Add a -> kind(call);
-            case KernelOp.Fill f -> kind(call);
-            case KernelOp.ArgmaxMatches a -> kind(call);
+            case KernelOp.AvgPoolForward _,
+                    KernelOp.AvgPoolBackward _,
+                    KernelOp.ReluForward _,
+                    KernelOp.ReluBackward _,
+                    KernelOp.ReluAvgPoolForward _,
+                    KernelOp.ReluAvgPoolBackward _,
+                    KernelOp.SoftmaxCrossEntropyForward _,
+                    KernelOp.SoftmaxCrossEntropyBackward _,
+                    KernelOp.Axpy _,
+                    KernelOp.Scale _,
+                    KernelOp.Add _,
+                    KernelOp.Fill _,
+                    KernelOp.ArgmaxMatches _ -> kind(call);
         };
     }
 

@@ -43,14 +43,12 @@ record HostModel(
      */
     double seconds(StepPart part, int device, int devices) {
         return switch (part) {
-            case StepPart.Forward f -> splitSec + forwardSec;
-            case StepPart.Backward b -> backwardSec;
-            case StepPart.OptimizerStep o -> sgdSec;
-            case StepPart.ParameterAllReduce a ->
+            case StepPart.Forward _ -> splitSec + forwardSec;
+            case StepPart.Backward _ -> backwardSec;
+            case StepPart.OptimizerStep _ -> sgdSec;
+            case StepPart.ParameterAllReduce _ ->
                 device == 0 ? allReducePerParameterSec + (devices - 1) * allReducePerPeerSec : 0;
-            case StepPart.BucketAllReduce a -> 0;
-            case StepPart.CrossProcessAllReduce a -> 0;
-            case StepPart.BufferBroadcast b -> 0;
+            case StepPart.BucketAllReduce _, StepPart.CrossProcessAllReduce _, StepPart.BufferBroadcast _ -> 0;
         };
     }
 

@@ -59,29 +59,20 @@ public final class RunningStatsMlp implements Model {
             Tensor ones = tape.newTensor(false, n); // [N]
             k.launch(new Fill(1f, ones.data(), n));
             Buffer hidden = tape.data(h);
-            // running = (1 − m)·running + m · (1/N)·onesᵀ·h
-            k.launch(new Gemm(
-                    false,
-                    false,
-                    1,
-                    Mlp.HIDDENS,
-                    n,
-                    MOMENTUM / n,
-                    ones.data(),
-                    hidden,
-                    1 - MOMENTUM,
-                    buffers.get(0).data()));
-            k.launch(new Gemm(
-                    false,
-                    false,
-                    1,
-                    Mlp.HIDDENS,
-                    n,
-                    MOMENTUM / n,
-                    ones.data(),
-                    hidden,
-                    1 - MOMENTUM,
-                    buffers.get(1).data()));
+            // running = (1 − m)·running + m · (1/N)·onesᵀ·h, for the mean and the stand-in variance alike
+            for (Tensor running : buffers.subList(0, 2)) {
+                k.launch(new Gemm(
+                        false,
+                        false,
+                        1,
+                        Mlp.HIDDENS,
+                        n,
+                        MOMENTUM / n,
+                        ones.data(),
+                        hidden,
+                        1 - MOMENTUM,
+                        running.data()));
+            }
             Buffer counter = buffers.get(2).data();
             k.launch(new Add(counter, ones.data(), counter, 1));
         }
