@@ -4,11 +4,11 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.Optional;
 import java.util.function.Predicate;
-import java.util.function.ToIntFunction;
-import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.KernelOp.Scale;
 import org.multigpulab.device.Kernels;
 
@@ -20,36 +20,38 @@ import org.multigpulab.device.Kernels;
  */
 final class WrongConvolutions {
 
-    /** The three passes of a convolution: the {@link Kernels} method and the length of the output it writes. */
+    /** The three passes of a convolution. */
     enum Pass {
-        FORWARD("conv2dForward", ConvShape::outputLength),
-        BACKWARD_DATA("conv2dBackwardData", ConvShape::inputLength),
-        BACKWARD_FILTER("conv2dBackwardFilter", ConvShape::filterLength);
+        FORWARD,
+        BACKWARD_DATA,
+        BACKWARD_FILTER
+    }
 
-        private final String method;
-        private final ToIntFunction<ConvShape> outputLength;
-
-        Pass(String method, ToIntFunction<ConvShape> outputLength) {
-            this.method = method;
-            this.outputLength = outputLength;
-        }
+    /** The output of {@code call} and its length, if {@code call} is pass {@code pass} of a convolution whose shape {@code when} accepts. */
+    private static Optional<Scale> scaled(KernelOp.Call call, Pass pass, float factor, Predicate<ConvShape> when) {
+        return switch (call) {
+            case KernelOp.Conv2dForward(var x, var w, var y, var s)
+            when pass == Pass.FORWARD && when.test(s) -> Optional.of(new Scale(factor, y, s.outputLength()));
+            case KernelOp.Conv2dBackwardData(var dy, var w, var dx, var s)
+            when pass == Pass.BACKWARD_DATA && when.test(s) -> Optional.of(new Scale(factor, dx, s.inputLength()));
+            case KernelOp.Conv2dBackwardFilter(var x, var dy, var dw, var s)
+            when pass == Pass.BACKWARD_FILTER && when.test(s) -> Optional.of(new Scale(factor, dw, s.filterLength()));
+            default -> Optional.empty();
+        };
     }
 
     private WrongConvolutions() {}
 
     /**
      * {@code real}, except that {@code pass} multiplies its output by {@code factor} on the shapes {@code when}
-     * accepts. Every convolution pass has the shape last and the output third. Closing it closes {@code real}.
+     * accepts. Closing it closes {@code real}.
      */
     static Device of(Device real, Pass pass, float factor, Predicate<ConvShape> when) {
         Kernels right = real.kernels();
-        Kernels wrong = proxy(Kernels.class, (p, method, args) -> {
-            Object result = call(method, right, args);
-            if (method.getName().equals(pass.method) && when.test((ConvShape) args[3])) {
-                right.launch(new Scale(factor, (Buffer) args[2], pass.outputLength.applyAsInt((ConvShape) args[3])));
-            }
-            return result;
-        });
+        Kernels wrong = call -> {
+            right.launch(call);
+            scaled(call, pass, factor, when).ifPresent(right::launch);
+        };
         return proxy(
                 Device.class,
                 (p, method, args) -> method.getName().equals("kernels") ? wrong : call(method, real, args));
