@@ -27,9 +27,6 @@ import org.multigpulab.lessons.plot.Curve;
  */
 public final class CheckpointLesson implements Lesson {
 
-    /** The lab's main class, named rather than referenced: lessons sit below the command line, not beside it. */
-    private static final String LAB = "org.multigpulab.lessons.cli.Lab";
-
     /**
      * What the lesson found: the checkpoint the kill left and the batches of an epoch, the epochs of the run never
      * stopped and of the resumed one, and how many of the parameters differ between them (bit for bit).
@@ -132,15 +129,7 @@ public final class CheckpointLesson implements Lesson {
      * JVM's class path, its output and errors together.
      */
     private static Process start(List<String> options, Path dir, String name) {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "--add-modules",
-                "jdk.incubator.vector",
-                "-cp",
-                System.getProperty("java.class.path"),
-                LAB,
-                "train"));
+        List<String> command = LabTrainCommand.start();
         command.addAll(options);
         command.addAll(List.of(
                 "--save",

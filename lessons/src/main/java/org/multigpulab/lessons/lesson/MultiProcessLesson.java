@@ -24,9 +24,6 @@ public final class MultiProcessLesson implements Lesson {
 
     static final int[] RANKS = {1, 2, 4};
     private static final String MPIRUN = "mpirun";
-    /** The lab's main class, named rather than referenced: lessons sit below the command line, not beside it. */
-    private static final String LAB = "org.multigpulab.lessons.cli.Lab";
-
     /** One run: its ranks, test accuracy, wall sec/epoch, and the cross-rank allreduce per step. */
     public record Row(
             int ranks,
@@ -70,17 +67,8 @@ public final class MultiProcessLesson implements Lesson {
         if ("root".equals(System.getProperty("user.name"))) {
             command.add(1, "--allow-run-as-root");
         }
-        command.addAll(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "--add-modules",
-                "jdk.incubator.vector",
-                "-cp",
-                System.getProperty("java.class.path"),
-                LAB,
-                "train",
-                "--dist",
-                "mpi"));
+        command.addAll(LabTrainCommand.start());
+        command.addAll(List.of("--dist", "mpi"));
         command.addAll(trainOptions);
         return command;
     }
