@@ -107,6 +107,8 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
                     Scale,
                     Add,
                     Fill,
+                    SgdStep,
+                    AdamStep,
                     ArgmaxMatches {
 
         /** What this op is. */
@@ -600,6 +602,99 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
 
         public long flops() {
             return 0;
+        }
+    }
+
+    // Optimizers: torch.optim's update rules, each one kernel over a parameter.
+
+    /**
+     * One step of {@code torch.optim.SGD} over {@code n} elements, with {@code g = gradScale · grad} (the gradient of
+     * the mean loss, from the summed one): {@code g += weightDecay · p}; with momentum, {@code buf = g} on the
+     * {@code first} step (undampened), else {@code buf = momentum · buf + (1 − dampening) · g}, and {@code g = g +
+     * momentum · buf} (Nesterov) or {@code g = buf}; then {@code p −= lr · g}. Without momentum {@code buf} is neither
+     * read nor written, and may be {@code param}.
+     */
+    public record SgdStep(
+            float lr,
+            float momentum,
+            float dampening,
+            boolean nesterov,
+            float weightDecay,
+            float gradScale,
+            boolean first,
+            @Updates Buffer param,
+            @Reads Buffer grad,
+            @Updates Buffer momentumBuffer,
+            int n)
+            implements Call {
+        public SgdStep {
+            count(SgdStep.class, n);
+        }
+
+        public long needed(int i) {
+            return n;
+        }
+
+        public long flops() {
+            return 7L * n;
+        }
+
+        /** The momentum buffer is read after the first step only, and only with momentum. */
+        public boolean reads(int i) {
+            return i < 2 || (momentum != 0 && !first);
+        }
+
+        /** The momentum buffer is written only with momentum. */
+        public boolean writes(int i) {
+            return i == 0 || (i == 2 && momentum != 0);
+        }
+    }
+
+    /**
+     * One step {@code step} (from 1) of {@code torch.optim.Adam}, or with {@code decoupled} of {@code AdamW}, over
+     * {@code n} elements, with {@code g = gradScale · grad}: AdamW first {@code p *= 1 − lr · weightDecay}, Adam
+     * {@code g += weightDecay · p}; then {@code m += (1 − β1)(g − m)}, {@code v = β2 · v + (1 − β2) · g²}, and
+     * {@code p −= stepSize · m / (√v / √(1 − β2^step) + ε)} with {@code stepSize = lr / (1 − β1^step)}, the bias
+     * corrections taken in float64 as PyTorch's Python does.
+     */
+    public record AdamStep(
+            float lr,
+            float beta1,
+            float beta2,
+            float eps,
+            float weightDecay,
+            boolean decoupled,
+            int step,
+            float gradScale,
+            @Updates Buffer param,
+            @Reads Buffer grad,
+            @Updates Buffer m,
+            @Updates Buffer v,
+            int n)
+            implements Call {
+        public AdamStep {
+            count(AdamStep.class, n);
+            if (step < 1) {
+                throw new DeviceException("adam_step: the step counts from 1, not " + step);
+            }
+        }
+
+        /** {@code lr / (1 − β1^step)}, as PyTorch computes it in Python. */
+        public float stepSize() {
+            return (float) (lr / (1 - Math.pow(beta1, step)));
+        }
+
+        /** {@code √(1 − β2^step)}, as PyTorch computes it in Python. */
+        public float correctionSqrt() {
+            return (float) Math.sqrt(1 - Math.pow(beta2, step));
+        }
+
+        public long needed(int i) {
+            return n;
+        }
+
+        public long flops() {
+            return 14L * n;
         }
     }
 

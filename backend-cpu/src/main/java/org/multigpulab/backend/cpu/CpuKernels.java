@@ -156,6 +156,8 @@ final class CpuKernels implements Kernels {
             case Scale(var alpha, var x, var n) -> scale(alpha, x, n);
             case Add(var a, var b, var out, var n) -> add(a, b, out, n);
             case Fill(var value, var x, var n) -> fill(value, x, n);
+            case KernelOp.SgdStep s -> sgdStep(s);
+            case KernelOp.AdamStep a -> adamStep(a);
             case ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
                 argmaxMatches(logits, labels, count, batch, classes);
         }
@@ -605,6 +607,42 @@ final class CpuKernels implements Kernels {
         CpuBuffer ab = cpu(a), bb = cpu(b), ob = cpu(out);
         for (int i = 0; i < n; i++) {
             ob.data[ob.offset + i] = ab.data[ab.offset + i] + bb.data[bb.offset + i];
+        }
+    }
+
+    /** torch.optim.SGD's step, element by element in float32 as PyTorch's ops round it. */
+    private void sgdStep(KernelOp.SgdStep s) {
+        CpuBuffer p = cpu(s.param()), grad = cpu(s.grad()), buf = cpu(s.momentumBuffer());
+        boolean momentum = s.momentum() != 0;
+        for (int i = 0; i < s.n(); i++) {
+            float g = s.gradScale() * grad.data[grad.offset + i];
+            if (s.weightDecay() != 0) {
+                g += s.weightDecay() * p.data[p.offset + i];
+            }
+            if (momentum) {
+                int at = buf.offset + i;
+                buf.data[at] = s.first() ? g : s.momentum() * buf.data[at] + (1 - s.dampening()) * g;
+                g = s.nesterov() ? g + s.momentum() * buf.data[at] : buf.data[at];
+            }
+            p.data[p.offset + i] -= s.lr() * g;
+        }
+    }
+
+    /** torch.optim.Adam's (AdamW's) step, element by element in float32 as PyTorch's ops round it. */
+    private void adamStep(KernelOp.AdamStep a) {
+        CpuBuffer p = cpu(a.param()), grad = cpu(a.grad()), m = cpu(a.m()), v = cpu(a.v());
+        float stepSize = a.stepSize(), correction = a.correctionSqrt(), decay = 1 - a.lr() * a.weightDecay();
+        for (int i = 0; i < a.n(); i++) {
+            int pi = p.offset + i, mi = m.offset + i, vi = v.offset + i;
+            float g = a.gradScale() * grad.data[grad.offset + i];
+            if (a.decoupled()) {
+                p.data[pi] *= decay;
+            } else if (a.weightDecay() != 0) {
+                g += a.weightDecay() * p.data[pi];
+            }
+            m.data[mi] += (1 - a.beta1()) * (g - m.data[mi]);
+            v.data[vi] = a.beta2() * v.data[vi] + (1 - a.beta2()) * g * g;
+            p.data[pi] -= stepSize * m.data[mi] / ((float) Math.sqrt(v.data[vi]) / correction + a.eps());
         }
     }
 

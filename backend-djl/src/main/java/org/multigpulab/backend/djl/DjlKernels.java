@@ -9,6 +9,7 @@ import java.util.function.Function;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.KernelOp.Add;
 import org.multigpulab.device.KernelOp.ArgmaxMatches;
 import org.multigpulab.device.KernelOp.AvgPoolBackward;
@@ -93,6 +94,8 @@ final class DjlKernels implements Kernels {
             case Scale(var alpha, var x, var n) -> scale(alpha, x, n);
             case Add(var a, var b, var out, var n) -> add(a, b, out, n);
             case Fill(var value, var x, var n) -> fill(value, x, n);
+            case KernelOp.SgdStep s -> sgdStep(s);
+            case KernelOp.AdamStep a -> adamStep(a);
             case ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
                 argmaxMatches(logits, labels, count, batch, classes);
             case Fused f -> f.launchComposed(this);
@@ -304,6 +307,59 @@ final class DjlKernels implements Kernels {
 
     private void add(Buffer a, Buffer bBuffer, Buffer out, int n) {
         into(out, n, m -> in(m, a, n).add(in(m, bBuffer, n)));
+    }
+
+    /** torch.optim.SGD's step as libtorch's element-wise ops; the momentum buffer first, then the parameter. */
+    private void sgdStep(KernelOp.SgdStep s) {
+        int n = s.n();
+        Function<NDManager, NDArray> gradient = m -> {
+            NDArray g = in(m, s.grad(), n).mul(s.gradScale());
+            return s.weightDecay() != 0 ? g.add(in(m, s.param(), n).mul(s.weightDecay())) : g;
+        };
+        if (s.momentum() != 0) {
+            into(
+                    s.momentumBuffer(),
+                    n,
+                    m -> s.first()
+                            ? gradient.apply(m)
+                            : in(m, s.momentumBuffer(), n)
+                                    .mul(s.momentum())
+                                    .add(gradient.apply(m).mul(1 - s.dampening())));
+        }
+        into(s.param(), n, m -> {
+            NDArray g = s.momentum() == 0
+                    ? gradient.apply(m)
+                    : s.nesterov()
+                            ? gradient.apply(m).add(in(m, s.momentumBuffer(), n).mul(s.momentum()))
+                            : in(m, s.momentumBuffer(), n);
+            return in(m, s.param(), n).sub(g.mul(s.lr()));
+        });
+    }
+
+    /** torch.optim.Adam's (AdamW's) step as libtorch's element-wise ops: m, then v, then the parameter. */
+    private void adamStep(KernelOp.AdamStep a) {
+        int n = a.n();
+        if (a.decoupled()) {
+            into(a.param(), n, m -> in(m, a.param(), n).mul(1 - a.lr() * a.weightDecay()));
+        }
+        Function<NDManager, NDArray> gradient = m -> {
+            NDArray g = in(m, a.grad(), n).mul(a.gradScale());
+            return !a.decoupled() && a.weightDecay() != 0
+                    ? g.add(in(m, a.param(), n).mul(a.weightDecay()))
+                    : g;
+        };
+        into(a.m(), n, m -> {
+            NDArray mean = in(m, a.m(), n);
+            return mean.add(gradient.apply(m).sub(mean).mul(1 - a.beta1()));
+        });
+        into(a.v(), n, m -> {
+            NDArray g = gradient.apply(m);
+            return in(m, a.v(), n).mul(a.beta2()).add(g.mul(g).mul(1 - a.beta2()));
+        });
+        into(a.param(), n, m -> {
+            NDArray denom = in(m, a.v(), n).sqrt().div(a.correctionSqrt()).add(a.eps());
+            return in(m, a.param(), n).sub(in(m, a.m(), n).mul(a.stepSize()).div(denom));
+        });
     }
 
     private void fill(float value, Buffer x, int n) {

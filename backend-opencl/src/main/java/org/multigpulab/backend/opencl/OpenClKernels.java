@@ -107,6 +107,37 @@ final class OpenClKernels implements Kernels {
             case Scale(var alpha, var x, var n) -> scale(alpha, x, n);
             case Add(var a, var b, var out, var n) -> add(a, b, out, n);
             case Fill(var value, var x, var n) -> fill(value, x, n);
+            case KernelOp.SgdStep s ->
+                device.launch(
+                        KernelOp.of(KernelOp.SgdStep.class),
+                        s.n(),
+                        s.lr(),
+                        s.momentum(),
+                        s.dampening(),
+                        s.nesterov() ? 1 : 0,
+                        s.weightDecay(),
+                        s.gradScale(),
+                        s.first() ? 1 : 0,
+                        s.param(),
+                        s.grad(),
+                        s.momentumBuffer());
+            case KernelOp.AdamStep a ->
+                device.launch(
+                        KernelOp.of(KernelOp.AdamStep.class),
+                        a.n(),
+                        a.stepSize(),
+                        a.correctionSqrt(),
+                        a.beta1(),
+                        a.beta2(),
+                        a.eps(),
+                        a.weightDecay(),
+                        a.decoupled() ? 1 - a.lr() * a.weightDecay() : 1f,
+                        a.decoupled() ? 1 : 0,
+                        a.gradScale(),
+                        a.param(),
+                        a.grad(),
+                        a.m(),
+                        a.v());
             case ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
                 argmaxMatches(logits, labels, count, batch, classes);
             case Fused f -> f.launchComposed(this);

@@ -128,6 +128,10 @@ final class CalibrationCases implements AutoCloseable {
             calls.add(new KernelOp.Scale(-1f, next(c, n), n));
             calls.add(new KernelOp.Add(next(a, n), next(b, n), next(c, n), n));
             calls.add(new KernelOp.Fill(0.5f, next(c, n), n));
+            calls.add(
+                    new KernelOp.SgdStep(1e-3f, 0.9f, 0f, false, 0f, 1f, false, next(c, n), next(a, n), next(b, n), n));
+            calls.add(new KernelOp.AdamStep(
+                    1e-3f, 0.9f, 0.999f, 1e-8f, 0f, false, 1, 1f, next(c, n), next(a, n), next(b, n), next(b, n), n));
             activations(n);
             BiasShape dense = new BiasShape(n / 256, 256, 1);
             calls.add(new KernelOp.BiasAdd(next(c, n), next(b, 256), dense));

@@ -134,6 +134,8 @@ record HostCalibration(
                     KernelOp.Scale _,
                     KernelOp.Add _,
                     KernelOp.Fill _,
+                    KernelOp.SgdStep _,
+                    KernelOp.AdamStep _,
                     KernelOp.ArgmaxMatches _ -> kind(call);
         };
     }

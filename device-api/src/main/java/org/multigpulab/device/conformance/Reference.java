@@ -102,9 +102,46 @@ public final class Reference {
                 Arrays.fill(xs, value);
                 yield Map.of(x, xs);
             }
+            case KernelOp.SgdStep s -> sgdStep(s, in);
+            case KernelOp.AdamStep a -> adamStep(a, in);
             case KernelOp.ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
                 Map.of(count, new double[] {argmaxMatches(in.apply(logits), in.apply(labels), batch, classes)});
         };
+    }
+
+    /** {@code torch.optim.SGD}'s step, as {@link KernelOp.SgdStep} says, in float64. */
+    private static Map<Buffer, double[]> sgdStep(KernelOp.SgdStep s, Function<Buffer, double[]> in) {
+        double[] p = head(in.apply(s.param()), s.n()), grad = in.apply(s.grad());
+        double[] buf = s.momentum() != 0 && !s.first() ? head(in.apply(s.momentumBuffer()), s.n()) : new double[s.n()];
+        for (int i = 0; i < s.n(); i++) {
+            double g = (double) s.gradScale() * grad[i] + (double) s.weightDecay() * p[i];
+            if (s.momentum() != 0) {
+                buf[i] = s.first() ? g : s.momentum() * buf[i] + (1 - (double) s.dampening()) * g;
+                g = s.nesterov() ? g + s.momentum() * buf[i] : buf[i];
+            }
+            p[i] -= s.lr() * g;
+        }
+        return s.momentum() != 0 ? Map.of(s.param(), p, s.momentumBuffer(), buf) : Map.of(s.param(), p);
+    }
+
+    /** {@code torch.optim.Adam}'s (or AdamW's) step, as {@link KernelOp.AdamStep} says, in float64. */
+    private static Map<Buffer, double[]> adamStep(KernelOp.AdamStep a, Function<Buffer, double[]> in) {
+        double[] p = head(in.apply(a.param()), a.n()), grad = in.apply(a.grad());
+        double[] m = head(in.apply(a.m()), a.n()), v = head(in.apply(a.v()), a.n());
+        double stepSize = a.lr() / (1 - Math.pow(a.beta1(), a.step()));
+        double correction = Math.sqrt(1 - Math.pow(a.beta2(), a.step()));
+        for (int i = 0; i < a.n(); i++) {
+            double g = (double) a.gradScale() * grad[i];
+            if (a.decoupled()) {
+                p[i] *= 1 - (double) a.lr() * a.weightDecay();
+            } else {
+                g += (double) a.weightDecay() * p[i];
+            }
+            m[i] += (1 - (double) a.beta1()) * (g - m[i]);
+            v[i] = a.beta2() * v[i] + (1 - (double) a.beta2()) * g * g;
+            p[i] -= stepSize * m[i] / (Math.sqrt(v[i]) / correction + a.eps());
+        }
+        return Map.of(a.param(), p, a.m(), m, a.v(), v);
     }
 
     /** The first {@code n} elements of {@code a}, a copy. */

@@ -546,11 +546,24 @@ public abstract class KernelConformanceKit {
             case "Scale" -> new Scale(1.25f, in(n), n);
             case "Add" -> new Add(in(n), in(n), out(n), n);
             case "Fill" -> new Fill(3.5f, out(n), n);
+            case "SgdStep" -> new KernelOp.SgdStep(0.1f, 0.9f, 0.25f, true, 0.01f, 0.5f, false, in(n), in(n), in(n), n);
+            case "AdamStep" ->
+                new KernelOp.AdamStep(
+                        0.01f, 0.9f, 0.99f, 1e-3f, 0.05f, true, 3, 0.5f, in(n), in(n), in(n), positive(n), n);
             case "ArgmaxMatches" -> new ArgmaxMatches(in(batch * classes), labels.get(), out(1), batch, classes);
             default ->
                 throw new AssertionError("the conformance kit has no case of " + op.getSimpleName()
                         + ": add one to KernelConformanceKit.sample, beside the others");
         };
+    }
+
+    /** A tensor of {@code n} fresh random numbers above zero (second moments). */
+    private Buffer positive(int n) {
+        float[] a = randomFloats(n);
+        for (int i = 0; i < n; i++) {
+            a[i] = a[i] * a[i];
+        }
+        return up(a);
     }
 
     /** A tensor of {@code n} fresh random numbers. */
