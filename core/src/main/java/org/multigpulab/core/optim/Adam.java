@@ -40,6 +40,12 @@ public record Adam(float beta1, float beta2, float eps, float weightDecay, boole
         return decoupled ? "adamw" : "adam";
     }
 
+    /** {@code adam (betas 0.9, 0.999, eps 1.0E-8, weight decay 0.0)}. */
+    @Override
+    public String toString() {
+        return name() + " (betas " + beta1 + ", " + beta2 + ", eps " + eps + ", weight decay " + weightDecay + ")";
+    }
+
     @Override
     public int stateTensors() {
         return 2;

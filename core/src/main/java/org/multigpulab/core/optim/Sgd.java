@@ -1,5 +1,7 @@
 package org.multigpulab.core.optim;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.device.Device;
@@ -34,6 +36,25 @@ public record Sgd(float momentum, float dampening, boolean nesterov, float weigh
     @Override
     public String name() {
         return "sgd";
+    }
+
+    /** {@code sgd (momentum 0.9, nesterov, weight decay 0.001)}: what it does beyond the notebook's. */
+    @Override
+    public String toString() {
+        List<String> more = new ArrayList<>();
+        if (momentum != 0) {
+            more.add("momentum " + momentum);
+        }
+        if (dampening != 0) {
+            more.add("dampening " + dampening);
+        }
+        if (nesterov) {
+            more.add("nesterov");
+        }
+        if (weightDecay != 0) {
+            more.add("weight decay " + weightDecay);
+        }
+        return more.isEmpty() ? name() : name() + " (" + String.join(", ", more) + ")";
     }
 
     @Override
