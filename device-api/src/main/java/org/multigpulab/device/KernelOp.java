@@ -684,6 +684,11 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
             return (float) (lr / (1 - Math.pow(beta1, step)));
         }
 
+        /** AdamW's {@code 1 − lr · weightDecay}, as PyTorch computes it in Python, then rounded once to float32. */
+        public float decay() {
+            return (float) (1 - (double) lr * weightDecay);
+        }
+
         /** {@code √(1 − β2^step)}, as PyTorch computes it in Python. */
         public float correctionSqrt() {
             return (float) Math.sqrt(1 - Math.pow(beta2, step));

@@ -631,7 +631,7 @@ final class CpuKernels implements Kernels {
     /** torch.optim.Adam's (AdamW's) step, element by element in float32 as PyTorch's ops round it. */
     private void adamStep(KernelOp.AdamStep a) {
         CpuBuffer p = cpu(a.param()), grad = cpu(a.grad()), m = cpu(a.m()), v = cpu(a.v());
-        float stepSize = a.stepSize(), correction = a.correctionSqrt(), decay = 1 - a.lr() * a.weightDecay();
+        float stepSize = a.stepSize(), correction = a.correctionSqrt(), decay = a.decay();
         for (int i = 0; i < a.n(); i++) {
             int pi = p.offset + i, mi = m.offset + i, vi = v.offset + i;
             float g = a.gradScale() * grad.data[grad.offset + i];

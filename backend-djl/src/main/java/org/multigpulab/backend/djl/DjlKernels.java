@@ -340,7 +340,7 @@ final class DjlKernels implements Kernels {
     private void adamStep(KernelOp.AdamStep a) {
         int n = a.n();
         if (a.decoupled()) {
-            into(a.param(), n, m -> in(m, a.param(), n).mul(1 - a.lr() * a.weightDecay()));
+            into(a.param(), n, m -> in(m, a.param(), n).mul(a.decay()));
         }
         Function<NDManager, NDArray> gradient = m -> {
             NDArray g = in(m, a.grad(), n).mul(a.gradScale());

@@ -131,7 +131,7 @@ final class OpenClKernels implements Kernels {
                         a.beta2(),
                         a.eps(),
                         a.weightDecay(),
-                        a.decoupled() ? 1 - a.lr() * a.weightDecay() : 1f,
+                        a.decoupled() ? a.decay() : 1f,
                         a.decoupled() ? 1 : 0,
                         a.gradScale(),
                         a.param(),
