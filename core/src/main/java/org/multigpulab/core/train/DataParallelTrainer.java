@@ -15,6 +15,7 @@ import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.Mode;
 import org.multigpulab.core.model.Model;
+import org.multigpulab.core.optim.OptimizerState;
 import org.multigpulab.core.parallel.GradientSync;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Scatter;
@@ -22,8 +23,6 @@ import org.multigpulab.core.parallel.Shard;
 import org.multigpulab.core.train.StepChecks.Position;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceId;
-import org.multigpulab.device.KernelOp.Axpy;
-import org.multigpulab.device.Kernels;
 import org.multigpulab.device.StepPart;
 import org.multigpulab.device.Timeline;
 
@@ -42,6 +41,8 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final List<Replica> deviceParams;
     private final TrainConfig config;
     private final GradientSync gradients;
+    /** The optimizer's state of each replica, in device order. */
+    private final List<OptimizerState> optimizerStates;
 
     /**
      * The notebook's {@code device_params = [get_params(params, d) for d in devices]} for {@code model}, whose state
@@ -67,6 +68,9 @@ public final class DataParallelTrainer implements AutoCloseable {
                 devices.stream().map(d -> Replica.getState(params, buffers, d)).toList();
         this.config = config;
         this.gradients = GradientSync.of(deviceParams, config.allReduce(), config.bucketBytes(), config.processGroup());
+        this.optimizerStates = deviceParams.stream()
+                .map(r -> new OptimizerState(config.optimizer(), r))
+                .toList();
     }
 
     private static void checkFits(Model model, List<HostTensor> state) {
@@ -157,7 +161,9 @@ public final class DataParallelTrainer implements AutoCloseable {
             // Sum all gradients from each GPU and broadcast them to all GPUs
             gradients.synchronize();
             // The model parameters are updated separately on each GPU; the gradient is summed over the full batch
-            deviceParams.forEach(replica -> sgd(replica, lr, batch.size()));
+            for (int i = 0; i < deviceParams.size(); i++) {
+                config.optimizer().step(deviceParams.get(i), optimizerStates.get(i), lr, batch.size());
+            }
             // Only now read back what the step gave, so that no GPU waited for the host during the step
             return readBack(steps, new Position(epoch, batch.number()), lr);
         } finally {
@@ -238,16 +244,6 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
         return Scatter.shardSizes(
                 rows, shares.stream().mapToDouble(Double::doubleValue).toArray());
-    }
-
-    /** The notebook's {@code sgd(params, lr, batch_size)}: {@code p -= lr * p.grad / batch_size}. */
-    private static void sgd(Replica replica, float lr, int batchSize) {
-        try (Device.Range r = replica.device().range(new StepPart.OptimizerStep("sgd"))) {
-            Kernels k = replica.device().kernels();
-            for (Tensor p : replica.params()) {
-                k.launch(new Axpy(-lr / batchSize, p.grad(), p.data(), p.size()));
-            }
-        }
     }
 
     /** Each shard's loss and correct predictions, read from its device, and the checks of {@link StepChecks}. */
@@ -437,6 +433,7 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     @Override
     public void close() {
+        optimizerStates.forEach(OptimizerState::close);
         deviceParams.forEach(Replica::close);
     }
 }

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import org.multigpulab.core.dist.ProcessGroup;
+import org.multigpulab.core.optim.Optimizer;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 
 /**
@@ -14,7 +15,8 @@ import org.multigpulab.core.parallel.AllReduceAlgorithm;
  * runs (PyTorch DDP's {@code bucket_cap_mb}; 0 sums every parameter after it, as the notebook does); the
  * processes that train together ({@link ProcessGroup#SINGLE} for one, as the notebook); and how each batch is
  * split over this process's devices: {@code shares} empty splits as {@code torch.chunk}, else device i takes a
- * part of every batch in proportion to {@code shares.get(i)} (its measured speed, say).
+ * part of every batch in proportion to {@code shares.get(i)} (its measured speed, say); and the optimizer whose rule
+ * updates the parameters (the notebook's plain SGD by default).
  *
  * <p>Immutable: the {@code with} methods return a changed copy. The constructor rejects values that cannot train.
  */
@@ -28,7 +30,8 @@ public record TrainConfig(
         AllReduceAlgorithm allReduce,
         long bucketBytes,
         ProcessGroup processGroup,
-        List<Double> shares) {
+        List<Double> shares,
+        Optimizer optimizer) {
 
     public TrainConfig {
         if (epochs <= 0) {
@@ -45,6 +48,7 @@ public record TrainConfig(
         }
         Objects.requireNonNull(allReduce, "allReduce");
         Objects.requireNonNull(processGroup, "processGroup");
+        Objects.requireNonNull(optimizer, "optimizer");
         shares = List.copyOf(shares);
         if (!shares.stream().allMatch(w -> w > 0 && Double.isFinite(w))) {
             throw new IllegalArgumentException("shares must be positive and finite, not " + shares);
@@ -63,7 +67,8 @@ public record TrainConfig(
                 AllReduceAlgorithm.NAIVE,
                 0,
                 ProcessGroup.SINGLE,
-                List.of());
+                List.of(),
+                Optimizer.NOTEBOOK_SGD);
     }
 
     /** The notebook's {@code train(num_gpus, batch_size=256, lr=0.2)} with 5 epochs, shuffled with random seed 1. */
@@ -73,43 +78,123 @@ public record TrainConfig(
 
     public TrainConfig withEpochs(int epochs) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                shares,
+                optimizer);
     }
 
     public TrainConfig withBatchSize(int batchSize) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                shares,
+                optimizer);
     }
 
     public TrainConfig withLr(float lr) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                shares,
+                optimizer);
     }
 
     public TrainConfig withSeed(long seed) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                shares,
+                optimizer);
     }
 
     public TrainConfig withShuffle(boolean shuffle) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                shares,
+                optimizer);
     }
 
     public TrainConfig withCheckReplicas(boolean checkReplicas) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                shares,
+                optimizer);
     }
 
     public TrainConfig withAllReduce(AllReduceAlgorithm allReduce) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                shares,
+                optimizer);
     }
 
     /** Buckets of at most {@code bucketBytes} while the backward pass runs; 0 for none. */
     public TrainConfig withBucketBytes(long bucketBytes) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                shares,
+                optimizer);
     }
 
     /**
@@ -118,7 +203,17 @@ public record TrainConfig(
      */
     public TrainConfig withProcessGroup(ProcessGroup processGroup) {
         return new TrainConfig(
-                epochs, batchSize, lr, seed, shuffle, checkReplicas, allReduce, bucketBytes, processGroup, shares);
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                shares,
+                optimizer);
     }
 
     /**
@@ -137,6 +232,23 @@ public record TrainConfig(
                 allReduce,
                 bucketBytes,
                 processGroup,
-                Arrays.stream(shares).boxed().toList());
+                Arrays.stream(shares).boxed().toList(),
+                optimizer);
+    }
+
+    /** The parameters updated by {@code optimizer}'s rule (the notebook's plain SGD unless changed). */
+    public TrainConfig withOptimizer(Optimizer optimizer) {
+        return new TrainConfig(
+                epochs,
+                batchSize,
+                lr,
+                seed,
+                shuffle,
+                checkReplicas,
+                allReduce,
+                bucketBytes,
+                processGroup,
+                shares,
+                optimizer);
     }
 }

@@ -13,6 +13,7 @@ import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.Model;
+import org.multigpulab.core.optim.Optimizer;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.Checkpoint;
 import org.multigpulab.core.train.DataParallelTrainer;
@@ -97,9 +98,11 @@ final class TrainCommand implements Callable<Integer> {
     @Option(
             names = "--lr",
             paramLabel = "RATE",
-            defaultValue = "0.2",
-            description = "Learning rate. Default: ${DEFAULT-VALUE}.")
-    float lr;
+            description = "Learning rate. Default: 0.2 (the notebook's) for sgd, 1e-3 for adam and adamw.")
+    Float lr;
+
+    @CommandLine.Mixin
+    OptimizerOptions optimizerOptions;
 
     @Option(
             names = "--seed",
@@ -185,7 +188,10 @@ final class TrainCommand implements Callable<Integer> {
         UserError.requireOneOrMore("--gpus", devices);
         UserError.requireOneOrMore("--epochs", epochs);
         UserError.requireOneOrMore("--batch-size", batchSize);
-        if (!Float.isFinite(lr) || lr <= 0) {
+        Optimizer optimizer = optimizerOptions.optimizer();
+        if (lr == null) {
+            lr = optimizer.defaultLr();
+        } else if (!Float.isFinite(lr) || lr <= 0) {
             // picocli read the text as a float: 1e40 is Infinity by then
             throw new UserError("--lr must be a positive number such as 0.2 (a float: at most 3.4e38), not "
                     + spec.commandLine()
@@ -208,10 +214,14 @@ final class TrainCommand implements Callable<Integer> {
             AtomicFile.checkWritable("--report", report);
         }
         checkpoints.check(load);
+        if (optimizer.stateTensors() > 0 && (checkpoints.checkpoint != null || checkpoints.resume != null)) {
+            throw new UserError("--checkpoint and --resume do not hold the optimizer's state yet (" + optimizer
+                    + " keeps some); checkpoint plain SGD, or train without them");
+        }
         checkDistinctOutputs();
         ProcessGroup group = joinGroup();
         try {
-            return train(group, deviceSetup, devices, model, allReduce);
+            return train(group, deviceSetup, devices, model, allReduce, optimizer);
         } catch (RuntimeException | Error e) {
             if (group.size() > 1) {
                 // the other ranks wait in a collective for this one: end them all, with this rank's reason. An
@@ -269,7 +279,12 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     private int train(
-            ProcessGroup group, DeviceSetup deviceSetup, int devices, Model model, AllReduceAlgorithm allReduce) {
+            ProcessGroup group,
+            DeviceSetup deviceSetup,
+            int devices,
+            Model model,
+            AllReduceAlgorithm allReduce,
+            Optimizer optimizer) {
         PrintStream out = System.out;
         // Only rank 0 prints, plots, saves and reports; the others train in silence.
         boolean lead = group.rank() == 0;
@@ -277,6 +292,7 @@ final class TrainCommand implements Callable<Integer> {
         DataSetup data = DataSetup.load(dataOptions.data, dataOptions.trainSamples, dataOptions.testSamples);
         FashionMnist.Splits splits = data.splits();
         TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug)
+                .withOptimizer(optimizer)
                 .withAllReduce(allReduce)
                 .withBucketBytes(buckets.bytes())
                 .withProcessGroup(group);
@@ -324,7 +340,8 @@ final class TrainCommand implements Callable<Integer> {
                     + ": " + splits.train().count() + " training and "
                     + splits.test().count() + " test images, "
                     + epochs + (epochs == 1 ? " epoch" : " epochs") + ", batch " + batchSize + ", lr " + lr
-                    + ", model " + model.name());
+                    + ", model " + model.name()
+                    + (optimizer.equals(Optimizer.NOTEBOOK_SGD) ? "" : ", optimizer " + optimizer));
         }
         LearningCurve curve = null;
         if (plots != null) {

@@ -111,6 +111,21 @@ class BadInputTest {
                 Arguments.of(List.of("--gpu", "2"), "Unknown options: '--gpu', '2'"),
                 Arguments.of(List.of("--allreduce", "butterfly"), "unknown allreduce algorithm 'butterfly'"),
                 Arguments.of(
+                        List.of("--optimizer", "rmsprop"),
+                        "--optimizer: unknown optimizer 'rmsprop'; choose sgd, adam or adamw"),
+                Arguments.of(List.of("--nesterov"), "Nesterov momentum needs a momentum above 0 and dampening 0"),
+                Arguments.of(
+                        List.of("--optimizer", "adam", "--momentum", "0.9"),
+                        "--momentum is not an option of --optimizer adam"),
+                Arguments.of(List.of("--optimizer", "adam", "--betas", "0.9"), "--betas takes two numbers"),
+                Arguments.of(
+                        List.of(
+                                "--optimizer",
+                                "adamw",
+                                "--checkpoint",
+                                dir.resolve("run.ckpt").toString()),
+                        "--checkpoint and --resume do not hold the optimizer's state yet"),
+                Arguments.of(
                         List.of("--model", "resnet"),
                         "unknown model 'resnet'; choose lenet (the notebook's LeNet), mlp (d2l's multilayer perceptron)"),
                 Arguments.of(

@@ -1,0 +1,41 @@
+package org.multigpulab.core.optim;
+
+import java.util.Locale;
+import org.multigpulab.core.parallel.Replica;
+
+/**
+ * An optimizer as {@code torch.optim} has it: its hyperparameters (the learning rate aside, which the run gives each
+ * step) and its update rule, applied on a replica's device to the gradient of the mean loss over the global batch.
+ * The per-parameter state it keeps (SGD's momentum buffers, Adam's moments and its step count) lives in a
+ * {@link OptimizerState} per replica; every replica takes the same steps from the same gradients, so all hold the
+ * same state.
+ */
+public sealed interface Optimizer permits Sgd, Adam {
+
+    /** The notebook's {@code d2l.sgd}: {@code p -= lr · grad / batch_size}, no state. */
+    Optimizer NOTEBOOK_SGD = new Sgd(0, 0, false, 0);
+
+    /** Its name on the command line and in traces: {@code sgd}, {@code adam}, {@code adamw}. */
+    String name();
+
+    /** The tensors of state it keeps per parameter (SGD with momentum: 1; Adam: 2; plain SGD: 0). */
+    int stateTensors();
+
+    /**
+     * One step on {@code replica}'s parameters, whose gradients hold the sum over a global batch of {@code batchSize}
+     * samples, with learning rate {@code lr}; {@code state} is the replica's and advances by the step.
+     */
+    void step(Replica replica, OptimizerState state, float lr, int batchSize);
+
+    /** The learning rate {@code torch.optim} gives it when none is given, and the notebook's 0.2 for plain SGD. */
+    float defaultLr();
+
+    /** {@code sgd}, {@code adam} or {@code adamw} from the command line, lower-cased. */
+    static String checkedName(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        if (!n.equals("sgd") && !n.equals("adam") && !n.equals("adamw")) {
+            throw new IllegalArgumentException("unknown optimizer '" + name + "'; choose sgd, adam or adamw");
+        }
+        return n;
+    }
+}
