@@ -1,5 +1,6 @@
 package org.multigpulab.core.optim;
 
+import java.util.List;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.device.Device;
@@ -47,8 +48,8 @@ public record Adam(float beta1, float beta2, float eps, float weightDecay, boole
     }
 
     @Override
-    public int stateTensors() {
-        return 2;
+    public List<String> stateNames() {
+        return List.of("exp_avg", "exp_avg_sq");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.multigpulab.core.optim;
 
+import java.util.List;
 import java.util.Locale;
 import org.multigpulab.core.parallel.Replica;
 
@@ -18,8 +19,16 @@ public sealed interface Optimizer permits Sgd, Adam {
     /** Its name on the command line and in traces: {@code sgd}, {@code adam}, {@code adamw}. */
     String name();
 
-    /** The tensors of state it keeps per parameter (SGD with momentum: 1; Adam: 2; plain SGD: 0). */
-    int stateTensors();
+    /**
+     * The names of the state it keeps per parameter, as {@code torch.optim}'s {@code state_dict} names them: SGD with
+     * momentum {@code momentum_buffer}, Adam {@code exp_avg} and {@code exp_avg_sq}, plain SGD none.
+     */
+    List<String> stateNames();
+
+    /** The tensors of state it keeps per parameter. */
+    default int stateTensors() {
+        return stateNames().size();
+    }
 
     /**
      * One step on {@code replica}'s parameters, whose gradients hold the sum over a global batch of {@code batchSize}

@@ -58,8 +58,8 @@ public record Sgd(float momentum, float dampening, boolean nesterov, float weigh
     }
 
     @Override
-    public int stateTensors() {
-        return momentum == 0 ? 0 : 1;
+    public List<String> stateNames() {
+        return momentum == 0 ? List.of() : List.of("momentum_buffer");
     }
 
     @Override

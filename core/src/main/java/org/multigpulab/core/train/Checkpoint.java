@@ -13,13 +13,13 @@ import org.multigpulab.core.model.Model;
 
 /**
  * A training run stopped between two steps, all it takes to resume it: what run it is ({@link Run}), where it
- * stands ({@link TrainingState}) and the parameters (the replicas agree, so one copy). {@link #SCHEMA} numbers the
+ * stands ({@link TrainingState}) and the model's state and then the optimizer's (the replicas agree, so one copy). {@link #SCHEMA} numbers the
  * layout of what is kept; a reader refuses a newer one.
  */
 public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) {
 
     /** The version of what a checkpoint holds; raised whenever a field is added, removed or changes meaning. */
-    public static final int SCHEMA = 1;
+    public static final int SCHEMA = 2;
 
     public Checkpoint {
         params = List.copyOf(params);
@@ -28,7 +28,8 @@ public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) 
     /**
      * What must be the same for a resumed run to continue the checkpointed one rather than start another: the model,
      * the global batch, the learning rate, the seed and whether to shuffle, the data (how many images of each set,
-     * and a fingerprint of their bytes), and the allreduce algorithm (its name, as {@code --allreduce} gives it). The
+     * and a fingerprint of their bytes), the allreduce algorithm (its name, as {@code --allreduce} gives it) and the
+     * optimizer with its hyperparameters. The
      * number of devices and processes, the backend and where plots go may change.
      */
     public record Run(
@@ -40,7 +41,8 @@ public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) 
             int trainSamples,
             int testSamples,
             String data,
-            String allReduce) {
+            String allReduce,
+            String optimizer) {
 
         /** The run that {@code config} trains {@code model} on {@code data} with the allreduce named {@code allReduce}. */
         public static Run of(Model model, TrainConfig config, FashionMnist.Splits data, String allReduce) {
@@ -53,7 +55,8 @@ public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) 
                     data.train().count(),
                     data.test().count(),
                     fingerprint(data),
-                    allReduce);
+                    allReduce,
+                    config.optimizer().toString());
         }
 
         /**
@@ -71,6 +74,8 @@ public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) 
             compare(d, "test-samples", testSamples, resumed.testSamples);
             compare(d, "data", data, resumed.data);
             compare(d, "allreduce", allReduce, resumed.allReduce);
+            // a checkpoint of schema 1 came before optimizers: its run's was the notebook's sgd
+            compare(d, "optimizer", optimizer == null ? "sgd" : optimizer, resumed.optimizer);
             return d;
         }
 

@@ -320,7 +320,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                         && step % checkpoints.everySteps() == 0
                         && batch.number() < batches) {
                     // The epoch's checkpoint follows its last batch; this one is for a stop inside the epoch
-                    List<HostTensor> params = state();
+                    List<HostTensor> params = checkpointed();
                     double[] sums = {lossSum, correct};
                     config.processGroup().allReduce(sums);
                     checkpoints.save(
@@ -354,7 +354,7 @@ public final class DataParallelTrainer implements AutoCloseable {
             epochs.add(done);
             listener.onEpoch(done);
             if (checkpoints.saves()) {
-                checkpoints.save(TrainingState.after(epochs), state());
+                checkpoints.save(TrainingState.after(epochs), checkpointed());
             }
         }
         return new TrainResult(
@@ -426,9 +426,36 @@ public final class DataParallelTrainer implements AutoCloseable {
         return deviceParams.getFirst().download();
     }
 
-    /** The current state, parameters then buffers, read from device 0: what files and checkpoints hold. */
+    /** The current state, parameters then buffers, read from device 0: what files hold. */
     public List<HostTensor> state() {
         return deviceParams.getFirst().downloadState();
+    }
+
+    /** What a checkpoint holds beside the run's state: the model's state, then the optimizer's. */
+    private List<HostTensor> checkpointed() {
+        List<HostTensor> all = new ArrayList<>(state());
+        all.addAll(optimizerState());
+        return List.copyOf(all);
+    }
+
+    /** The optimizer's state, read from device 0 ({@link OptimizerState#download}); none for plain SGD. */
+    public List<HostTensor> optimizerState() {
+        return optimizerStates.getFirst().download();
+    }
+
+    /**
+     * Starts the optimizer of every replica from {@code state}, which a checkpoint of this run took with
+     * {@link #optimizerState}: its names those of {@link OptimizerState#names}, checked here.
+     */
+    public void resumeOptimizer(List<HostTensor> state) {
+        List<String> expected =
+                OptimizerState.names(config.optimizer(), deviceParams.getFirst().names());
+        List<String> given = state.stream().map(HostTensor::name).toList();
+        if (!expected.equals(given)) {
+            throw new IllegalArgumentException("the optimizer's state to resume is not " + config.optimizer()
+                    + "'s: it keeps " + expected + ", this is " + given);
+        }
+        optimizerStates.forEach(s -> s.upload(state));
     }
 
     @Override

@@ -7,15 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.optim.Adam;
+import org.multigpulab.core.optim.Sgd;
 
 /**
  * A run stopped at any checkpoint and resumed from it, in a fresh trainer on fresh devices, ends with the
- * parameters and the epoch figures of the run that never stopped, bit for bit.
+ * parameters and the epoch figures of the run that never stopped, bit for bit: with the notebook's SGD, and with an
+ * optimizer that keeps state (SGD's momentum, Adam's moments and step), which the checkpoint holds after the model's.
  */
 class ResumeTest {
 
@@ -24,12 +30,26 @@ class ResumeTest {
 
     private static final TrainConfig CONFIG = new TrainConfig(3, 50, 0.5f, 7, true, false).withBucketBytes(100_000);
 
+    static Stream<TrainConfig> configs() {
+        return Stream.of(
+                CONFIG,
+                CONFIG.withLr(0.1f).withOptimizer(new Sgd(0.9f, 0, true, 1e-3f)),
+                CONFIG.withLr(1e-3f).withOptimizer(Adam.adamW()));
+    }
+
     private record Saved(TrainingState state, List<HostTensor> params) {}
 
     private record Run(TrainResult result, List<HostTensor> params) {}
 
-    private static Run train(TrainingState from, List<HostTensor> params, Checkpoints checkpoints) {
-        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(), params, CONFIG)) {
+    private static Run train(TrainConfig config, TrainingState from, List<HostTensor> saved, Checkpoints checkpoints) {
+        List<HostTensor> model =
+                saved.stream().filter(t -> !t.name().startsWith("optimizer.")).toList();
+        List<HostTensor> optimizer =
+                saved.stream().filter(t -> t.name().startsWith("optimizer.")).toList();
+        try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(), model, config)) {
+            if (!optimizer.isEmpty()) {
+                trainer.resumeOptimizer(optimizer);
+            }
             TrainResult result = trainer.train(DATA, new TrainingListener() {}, from, checkpoints);
             return new Run(result, trainer.parameters());
         }
@@ -49,10 +69,16 @@ class ResumeTest {
         };
     }
 
-    @Test
-    void everyCheckpointResumesToTheUninterruptedRunBitForBit() {
+    @ParameterizedTest
+    @MethodSource("configs")
+    void everyCheckpointResumesToTheUninterruptedRunBitForBit(TrainConfig config) {
         List<Saved> saved = new ArrayList<>();
-        Run whole = train(TrainingState.START, new LeNet().initialState(3), everyThirdStep(saved));
+        Run whole = train(config, TrainingState.START, new LeNet().initialState(3), everyThirdStep(saved));
+        int stateTensors = config.optimizer().stateTensors();
+        assertEquals(
+                8 + (stateTensors == 0 ? 0 : 8 * stateTensors + 1),
+                saved.getFirst().params().size(),
+                "the model's 8 tensors, then the optimizer's per parameter and its step");
         // steps 3, 6, 9 inside epochs 1, 2, 3 (step 12 ends epoch 3), and the end of each epoch
         assertEquals(
                 List.of("1/3", "2/0", "2/2", "3/0", "3/1", "4/0"),
@@ -61,7 +87,7 @@ class ResumeTest {
                         .toList());
         for (Saved s : saved) {
             // checkpointed as the whole run was: reading the parameters back costs simulated time
-            Run resumed = train(s.state(), s.params(), everyThirdStep(new ArrayList<>()));
+            Run resumed = train(config, s.state(), s.params(), everyThirdStep(new ArrayList<>()));
             String at = "resumed at epoch " + s.state().epoch() + ", batch "
                     + s.state().batchesDone();
             for (int i = 0; i < whole.params().size(); i++) {
@@ -92,7 +118,8 @@ class ResumeTest {
                 new TrainingListener.EpochDone(3, 1, 2, 0.1, 0.1, 1, 1),
                 new TrainingListener.EpochDone(4, 1, 2, 0.1, 0.1, 1, 1)));
         IllegalArgumentException e = assertThrows(
-                IllegalArgumentException.class, () -> train(pastTheEnd, new LeNet().initialState(3), Checkpoints.NONE));
+                IllegalArgumentException.class,
+                () -> train(CONFIG, pastTheEnd, new LeNet().initialState(3), Checkpoints.NONE));
         assertTrue(e.getMessage().contains("finished 4 epochs, more than the 3"), e.getMessage());
     }
 }

@@ -41,8 +41,15 @@ final class CheckpointOptions {
                     + " default (5) holds here too: give the --epochs the run had to finish it, or more to go on.")
     Path resume;
 
-    /** A resumed run: the checkpoint's state and parameters, checked against the run asked for. */
-    record Resumed(TrainingState state, List<HostTensor> params, CheckpointFile.Placement placement) {}
+    /**
+     * A resumed run: the checkpoint's training state, the model's state and the optimizer's, checked against the run
+     * asked for.
+     */
+    record Resumed(
+            TrainingState state,
+            List<HostTensor> params,
+            List<HostTensor> optimizer,
+            CheckpointFile.Placement placement) {}
 
     /** Checks the options before long work starts. */
     void check(Path load) {
@@ -85,9 +92,16 @@ final class CheckpointOptions {
                             .collect(Collectors.joining("; "))
                     + "; give the options the checkpointed run had");
         }
+        // the optimizer's state follows the model's, its names prefixed "optimizer."
+        List<HostTensor> modelState = checkpoint.params().stream()
+                .filter(t -> !t.name().startsWith("optimizer."))
+                .toList();
+        List<HostTensor> optimizerState = checkpoint.params().stream()
+                .filter(t -> t.name().startsWith("optimizer."))
+                .toList();
         List<HostTensor> params =
-                SafeTensors.matching("--resume", resume, checkpoint.params(), model.stateNames(), model.stateShapes());
-        return new Resumed(checkpoint.state(), params, contents.placement());
+                SafeTensors.matching("--resume", resume, modelState, model.stateNames(), model.stateShapes());
+        return new Resumed(checkpoint.state(), params, optimizerState, contents.placement());
     }
 
     /**

@@ -214,10 +214,6 @@ final class TrainCommand implements Callable<Integer> {
             AtomicFile.checkWritable("--report", report);
         }
         checkpoints.check(load);
-        if (optimizer.stateTensors() > 0 && (checkpoints.checkpoint != null || checkpoints.resume != null)) {
-            throw new UserError("--checkpoint and --resume do not hold the optimizer's state yet (" + optimizer
-                    + " keeps some); checkpoint plain SGD, or train without them");
-        }
         checkDistinctOutputs();
         ProcessGroup group = joinGroup();
         try {
@@ -307,10 +303,12 @@ final class TrainCommand implements Callable<Integer> {
                 plots == null ? null : plots.toString());
         TrainingState from = TrainingState.START;
         List<HostTensor> init;
+        List<HostTensor> optimizerState = List.of();
         if (checkpoints.resume != null) {
             CheckpointOptions.Resumed resumed = checkpoints.read(group, model, identity);
             from = resumed.state();
             init = resumed.params();
+            optimizerState = resumed.optimizer();
             if (talk) {
                 out.println(resumeLine(
                         resumed, BatchIterator.batchesPerEpoch(splits.train().count(), batchSize), placement));
@@ -326,7 +324,7 @@ final class TrainCommand implements Callable<Integer> {
                 .listener(startup)
                 .listener(epochKernels)
                 .progressBars(talk && ProgressBars.wanted(quiet))
-                .checkpoints(from, checkpoints.sink(group, identity, placement));
+                .checkpoints(from, optimizerState, checkpoints.sink(group, identity, placement));
         if (KillPoints.enabled()) {
             run.listener(KillPoints.listener());
         }

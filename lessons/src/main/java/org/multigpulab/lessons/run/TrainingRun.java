@@ -37,6 +37,7 @@ public final class TrainingRun {
     private final List<TrainingListener> listeners = new ArrayList<>();
     private boolean progressBars;
     private TrainingState from = TrainingState.START;
+    private List<HostTensor> optimizerState = List.of();
     private Checkpoints checkpoints = Checkpoints.NONE;
 
     private TrainingRun(List<Device> devices, Model model, List<HostTensor> state, TrainConfig config) {
@@ -63,9 +64,13 @@ public final class TrainingRun {
         return this;
     }
 
-    /** Resumes from {@code state}, a checkpoint of this run, and hands {@code sink} a checkpoint as the run goes. */
-    public TrainingRun checkpoints(TrainingState state, Checkpoints sink) {
+    /**
+     * Resumes from {@code state} with the optimizer's state {@code optimizer}, both from a checkpoint of this run, and
+     * hands {@code sink} a checkpoint as the run goes.
+     */
+    public TrainingRun checkpoints(TrainingState state, List<HostTensor> optimizer, Checkpoints sink) {
         this.from = state;
+        this.optimizerState = List.copyOf(optimizer);
         this.checkpoints = sink;
         return this;
     }
@@ -83,6 +88,9 @@ public final class TrainingRun {
             all.add(bars);
         }
         try (DataParallelTrainer trainer = new DataParallelTrainer(devices, model, state, config)) {
+            if (!optimizerState.isEmpty()) {
+                trainer.resumeOptimizer(optimizerState);
+            }
             TrainResult result = trainer.train(data, TrainingListener.all(all), from, checkpoints);
             return after.accept(trainer, result);
         } finally {

@@ -119,13 +119,6 @@ class BadInputTest {
                         "--momentum is not an option of --optimizer adam"),
                 Arguments.of(List.of("--optimizer", "adam", "--betas", "0.9"), "--betas takes two numbers"),
                 Arguments.of(
-                        List.of(
-                                "--optimizer",
-                                "adamw",
-                                "--checkpoint",
-                                dir.resolve("run.ckpt").toString()),
-                        "--checkpoint and --resume do not hold the optimizer's state yet"),
-                Arguments.of(
                         List.of("--model", "resnet"),
                         "unknown model 'resnet'; choose lenet (the notebook's LeNet), mlp (d2l's multilayer perceptron)"),
                 Arguments.of(

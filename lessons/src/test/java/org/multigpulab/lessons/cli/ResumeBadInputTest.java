@@ -63,7 +63,7 @@ class ResumeBadInputTest {
                         contents.tensors(),
                         Map.of(
                                 CheckpointFile.KEY,
-                                json.replace("multigpu-lab/checkpoint/1", "multigpu-lab/checkpoint/2"))));
+                                json.replace("multigpu-lab/checkpoint/2", "multigpu-lab/checkpoint/3"))));
         SafeTensors.write(dir.resolve("params.safetensors"), new LeNet().initialState(0));
     }
 
@@ -74,7 +74,10 @@ class ResumeBadInputTest {
                         List.of("--model", "mlp", "--resume", "truncated.ckpt"), "not a readable safetensors file"),
                 Arguments.of(
                         List.of("--model", "mlp", "--resume", "newer.ckpt"),
-                        "written by a newer multigpu-lab (checkpoint schema 2; this one reads up to 1)"),
+                        "written by a newer multigpu-lab (checkpoint schema 3; this one reads up to 2)"),
+                Arguments.of(
+                        List.of("--model", "mlp", "--resume", "mlp.ckpt", "--optimizer", "adam", "--lr", "0.2"),
+                        "its optimizer is sgd, this run's adam (betas 0.9, 0.999, eps 1.0E-8, weight decay 0.0)"),
                 Arguments.of(List.of("--resume", "mlp.ckpt"), "is of another run: its model is MLP, this run's LeNet"),
                 Arguments.of(
                         List.of("--model", "mlp", "--resume", "mlp.ckpt", "--lr", "0.1"),

@@ -34,7 +34,17 @@ class CheckpointFileTest {
                 new EpochDone(1, 3, r.nextDouble(), r.nextDouble(), r.nextDouble(), r.nextDouble(), Double.NaN),
                 new EpochDone(2, 3, r.nextDouble(), r.nextDouble(), r.nextDouble(), r.nextDouble(), r.nextDouble()));
         TrainingState state = new TrainingState(3, 7, r.nextDouble() * 1e3, 4321, r.nextDouble(), Double.NaN, finished);
-        Checkpoint.Run run = new Checkpoint.Run("MLP", 256, 0.2f, -5, true, 60000, 10000, "sha256:0123", "ring");
+        Checkpoint.Run run = new Checkpoint.Run(
+                "MLP",
+                256,
+                0.2f,
+                -5,
+                true,
+                60000,
+                10000,
+                "sha256:0123",
+                "ring",
+                "adam (betas 0.9, 0.999, eps 1.0E-8, weight decay 0.0)");
         List<HostTensor> params = new Mlp().initialState(r.nextLong());
         CheckpointFile.Placement placement = new CheckpointFile.Placement("sim", "cpu", 2, 1, "runs/x");
         Path file = dir.resolve("c.ckpt");
@@ -56,7 +66,7 @@ class CheckpointFileTest {
     @Test
     void theHashTellsFilesApart() throws Exception {
         TrainingState state = TrainingState.START;
-        Checkpoint.Run run = new Checkpoint.Run("MLP", 256, 0.2f, 1, true, 600, 100, "sha256:0123", "naive");
+        Checkpoint.Run run = new Checkpoint.Run("MLP", 256, 0.2f, 1, true, 600, 100, "sha256:0123", "naive", "sgd");
         CheckpointFile.Placement placement = new CheckpointFile.Placement("sim", null, 2, 1, null);
         Path a = dir.resolve("a.ckpt"), b = dir.resolve("b.ckpt");
         CheckpointFile.write(a, new Checkpoint(run, state, new Mlp().initialState(1)), placement);
