@@ -3,11 +3,13 @@
 
 Run with Debian's python3-torch (apt-get install python3-torch); nothing else is needed:
     scripts/pytorch-referee.py --load init.safetensors --save torch.safetensors --devices 3 \\
-        [--images 2560] [--batch-size 256] [--lr 0.2] [--data /usr/share/datasets/fashion-mnist]
+        [--images 2560] [--batch-size 256] [--steps N] [--lr 0.2] [--data /usr/share/datasets/fashion-mnist] \\
+        [--optimizer sgd|adam|adamw [--momentum M] [--dampening D] [--nesterov] [--weight-decay W] \\
+         [--betas B1,B2] [--eps E]] [--dtype float32|float64]
 It starts from the parameters in --load (W1 b1 … W4 b4, as ./lab train --save writes them), trains on the first
---images training images in their order (as ./lab train --no-shuffle), one pass, batches of --batch-size split
-over --devices "devices", and writes device 0's parameters to --save. lessons' PyTorchRefereeTest compares them
-with ./lab train's.
+--images training images in their order (as ./lab train --no-shuffle), one pass (or its first --steps batches),
+batches of --batch-size split over --devices "devices", and writes device 0's parameters to --save. lessons'
+PyTorchRefereeTest and OptimizerRefereeTest compare them with ./lab train's.
 
 The devices are separate copies of the parameters on the processor, so no GPU is needed: the notebook's
 nn.parallel.scatter splits a batch as torch.chunk does (chunks of ceil(n/k) rows: 256 over 3 is 86, 86, 84), and
@@ -15,9 +17,17 @@ its allreduce adds every copy's gradient onto copy 0's in order, then copies the
 difference: the notebook's allreduce rebinds data[i] to the copy, so copies 1…k−1 would keep their own gradient;
 here it is written into them (data[i][:] = ...), as ./lab train does and as the notebook means.
 
-Float32 throughout, one thread (the same bits every run), and oneDNN held to its SSE4.1 convolutions
+Without --optimizer every copy takes the notebook's own step, d2l's sgd: p -= lr * grad / batch. With it, every copy
+divides its summed gradient by the global batch (the gradient of the mean loss, as torch computes it) and steps
+its own torch.optim optimizer (SGD, Adam or AdamW with the hyperparameters given, torch's defaults otherwise, but
+lr 0.2 for sgd and 1e-3 for adam and adamw, as ./lab train's): the copies hold equal parameters and equal gradients,
+so their optimizers hold equal state and take equal steps.
+
+Float32 by default, one thread (the same bits every run), and oneDNN held to its SSE4.1 convolutions
 (DNNL_MAX_CPU_ISA, set before torch is imported), as lessons/pom.xml holds DJL's libtorch: with its AVX2 ones on an AMD
-Zen 3, libtorch's updates came 3.2e-3 from ours.
+Zen 3, libtorch's updates came 3.2e-3 from ours. --dtype float64 makes the parameters, the images, the model and the
+optimizer's state float64 (the float64 reference run; oneDNN has no float64 convolution, so ATen's own runs) and
+writes F64 tensors.
 """
 import os
 
@@ -88,7 +98,7 @@ def sgd(params, lr, batch_size):
             param.grad.zero_()
 
 
-def train_batch(X, y, device_params, devices, lr):
+def train_batch(X, y, device_params, devices, lr, optimizers=None):
     X_shards, y_shards = split_batch(X, y, devices)
     # Loss is calculated separately on each device
     losses = [
@@ -103,14 +113,32 @@ def train_batch(X, y, device_params, devices, lr):
             allreduce([device_params[c][i].grad for c in range(len(devices))])
     # The model parameters are updated separately on each device
     ndata = X.shape[0]  # gradient is summed over the full minibatch
-    for param in device_params:
-        sgd(param, lr, ndata)
+    if optimizers is None:
+        for param in device_params:
+            sgd(param, lr, ndata)
+        return
+    for param, optimizer in zip(device_params, optimizers):  # torch.optim's step on the mean loss's gradient
+        with torch.no_grad():
+            for p in param:
+                p.grad /= ndata
+        optimizer.step()
+        optimizer.zero_grad()
+
+
+def make_optimizer(args, params):
+    """torch.optim's optimizer named by --optimizer over one copy's parameters; its single-tensor loops (foreach=False),
+    as torch 1.13 takes on the processor by default and as later versions' default may not."""
+    if args.optimizer == "sgd":
+        return torch.optim.SGD(params, lr=args.lr, momentum=args.momentum, dampening=args.dampening,
+                               nesterov=args.nesterov, weight_decay=args.weight_decay, foreach=False)
+    make = torch.optim.Adam if args.optimizer == "adam" else torch.optim.AdamW
+    return make(params, lr=args.lr, betas=args.betas, eps=args.eps, weight_decay=args.weight_decay, foreach=False)
 
 
 # The files: safetensors in and out, Fashion-MNIST's IDX files
 
 def read_safetensors(path):
-    """The F32 tensors of a safetensors file by name: an 8-byte little-endian header length, a JSON header
+    """The F32 tensors of a safetensors file by name, as float32: an 8-byte little-endian header length, a JSON header
     (dtype, shape, data_offsets per tensor), then the raw little-endian data."""
     with open(path, "rb") as f:
         raw = f.read()
@@ -130,17 +158,19 @@ def read_safetensors(path):
 
 
 def write_safetensors(path, named):
+    """float32 tensors as F32, float64 ones as F64."""
     header, offset = {"__metadata__": {"format": "pt", "producer": "scripts/pytorch-referee.py"}}, 0
     for name, t in named:
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + 4 * t.numel()]}
-        offset += 4 * t.numel()
+        dtype, size = ("F64", 8) if t.dtype == torch.float64 else ("F32", 4)
+        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + size * t.numel()]}
+        offset += size * t.numel()
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(text)) + text)
         for _, t in named:
-            values = t.detach().flatten().tolist()  # float32 to Python's float and back: exact
-            f.write(struct.pack(f"<{len(values)}f", *values))
+            values = t.detach().flatten().tolist()  # float32 or float64 to Python's float and back: exact
+            f.write(struct.pack(f"<{len(values)}{'d' if t.dtype == torch.float64 else 'f'}", *values))
 
 
 def data_dir(explicit):
@@ -174,33 +204,83 @@ def read_idx(folder, name):
     return torch.frombuffer(bytearray(raw[4 + 4 * len(dims):]), dtype=torch.uint8).reshape(dims)
 
 
-def main():
+def betas(text):
+    b1, b2 = (float(b) for b in text.split(","))
+    return b1, b2
+
+
+def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--load", required=True, help="the initial parameters (safetensors)")
     parser.add_argument("--save", required=True, help="where device 0's trained parameters go (safetensors)")
     parser.add_argument("--devices", type=int, required=True)
     parser.add_argument("--images", type=int, default=2560)
     parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--lr", type=float, default=0.2)
+    parser.add_argument("--steps", type=int, help="stop after this many batches (all of them by default)")
+    parser.add_argument("--lr", type=float, help="0.2 without --optimizer and for sgd, 1e-3 for adam and adamw")
+    parser.add_argument("--optimizer", choices=["sgd", "adam", "adamw"],
+                        help="torch.optim's rule on the mean loss's gradient (the notebook's sgd when not given)")
+    parser.add_argument("--momentum", type=float, help="sgd's (0)")
+    parser.add_argument("--dampening", type=float, help="sgd's (0)")
+    parser.add_argument("--nesterov", action="store_true", help="sgd's")
+    parser.add_argument("--weight-decay", type=float, help="0 for sgd and adam, 0.01 for adamw")
+    parser.add_argument("--betas", type=betas, help="adam's and adamw's (0.9,0.999)")
+    parser.add_argument("--eps", type=float, help="adam's and adamw's (1e-8)")
+    parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     parser.add_argument("--data")
     args = parser.parse_args()
 
+    given = {name for name, value in [("--momentum", args.momentum), ("--dampening", args.dampening),
+                                      ("--nesterov", args.nesterov or None), ("--weight-decay", args.weight_decay),
+                                      ("--betas", args.betas), ("--eps", args.eps)] if value is not None}
+    sgd_only, adam_only = {"--momentum", "--dampening", "--nesterov"}, {"--betas", "--eps"}
+    if args.optimizer is None and given:
+        parser.error(f"{', '.join(sorted(given))}: the notebook's sgd takes only --lr; name an --optimizer")
+    if args.optimizer == "sgd" and given & adam_only:
+        parser.error(f"{', '.join(sorted(given & adam_only))}: adam's and adamw's, not sgd's")
+    if args.optimizer in ("adam", "adamw") and given & sgd_only:
+        parser.error(f"{', '.join(sorted(given & sgd_only))}: sgd's, not {args.optimizer}'s")
+    if args.lr is None:
+        args.lr = 1e-3 if args.optimizer in ("adam", "adamw") else 0.2
+    if args.weight_decay is None:
+        args.weight_decay = 0.01 if args.optimizer == "adamw" else 0.0
+    args.momentum = args.momentum or 0.0
+    args.dampening = args.dampening or 0.0
+    args.betas = args.betas or (0.9, 0.999)
+    args.eps = 1e-8 if args.eps is None else args.eps
+    return args
+
+
+def main():
+    args = parse_args()
+    dtype = torch.float64 if args.dtype == "float64" else torch.float32
+
     loaded = read_safetensors(args.load)
-    params = [loaded[name] for name in NAMES]
+    params = [loaded[name].to(dtype) for name in NAMES]
     folder = data_dir(args.data)
     images = read_idx(folder, "train-images-idx3-ubyte")[: args.images]
     labels = read_idx(folder, "train-labels-idx1-ubyte")[: args.images]
-    X = (images.to(torch.float32) / 255).reshape(-1, 1, 28, 28)  # transforms.ToTensor(): pixel / 255
+    X = (images.to(dtype) / 255).reshape(-1, 1, 28, 28)  # transforms.ToTensor(): pixel / 255
     y = labels.to(torch.int64)
 
     devices = list(range(args.devices))
     device_params = [get_params(params, d) for d in devices]
-    for start in range(0, X.shape[0], args.batch_size):  # DataLoader(shuffle=False), the last batch kept
+    optimizers = None if args.optimizer is None else [make_optimizer(args, p) for p in device_params]
+    starts = list(range(0, X.shape[0], args.batch_size))[: args.steps]  # DataLoader(shuffle=False), the last kept
+    for start in starts:
         train_batch(X[start:start + args.batch_size], y[start:start + args.batch_size], device_params, devices,
-                    args.lr)
+                    args.lr, optimizers)
     write_safetensors(args.save, list(zip(NAMES, device_params[0])))
-    print(f"torch {torch.__version__}: {X.shape[0]} images, batch {args.batch_size}, lr {args.lr},"
-          f" {args.devices} devices")
+    if optimizers is None:
+        rule = f"the notebook's sgd, lr {args.lr}"
+    elif args.optimizer == "sgd":
+        rule = (f"torch.optim.SGD lr {args.lr} momentum {args.momentum} dampening {args.dampening}"
+                f" nesterov {args.nesterov} weight decay {args.weight_decay}")
+    else:
+        rule = (f"torch.optim.{'Adam' if args.optimizer == 'adam' else 'AdamW'} lr {args.lr}"
+                f" betas {args.betas[0]},{args.betas[1]} eps {args.eps} weight decay {args.weight_decay}")
+    print(f"torch {torch.__version__} {args.dtype}: {len(starts)} batches of {args.batch_size} from"
+          f" {X.shape[0]} images, {rule}, {args.devices} devices")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@ package org.multigpulab.lessons.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +38,6 @@ import org.multigpulab.lessons.files.SafeTensors;
  */
 class PyTorchRefereeTest {
 
-    private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
     private static final String IMAGES = "2560";
     private static final long SEED = 2;
 
@@ -50,7 +48,7 @@ class PyTorchRefereeTest {
     @ValueSource(ints = {2, 3})
     void ourTrainingEndsWhereTheNotebooksDoesInPyTorch(int devices) throws Exception {
         Path data = Synthetic.realDataDir();
-        Optional<String> python = pythonWithTorch();
+        Optional<String> python = PyTorchReferee.python();
         Prerequisite.require("torch", python.isPresent(), "no python3 here imports torch");
         Path init = dir.resolve("init.safetensors");
         List<HostTensor> start = new LeNet().initialState(SEED);
@@ -85,9 +83,9 @@ class PyTorchRefereeTest {
         assertEquals(0, r.exit(), r.err());
 
         Path torch = dir.resolve("torch.safetensors");
-        Process script = new ProcessBuilder(
-                        python.orElseThrow(),
-                        ROOT.resolve("scripts/pytorch-referee.py").toString(),
+        String output = PyTorchReferee.run(
+                python.orElseThrow(),
+                List.of(
                         "--load",
                         init.toString(),
                         "--save",
@@ -101,11 +99,7 @@ class PyTorchRefereeTest {
                         "--lr",
                         "0.2",
                         "--data",
-                        data.toString())
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(script.getInputStream().readAllBytes());
-        assertEquals(0, script.waitFor(), output);
+                        data.toString()));
 
         List<HostTensor> referee = SafeTensors.read(torch), trained = SafeTensors.read(ours);
         List<String> distances = new ArrayList<>();
@@ -116,29 +110,11 @@ class PyTorchRefereeTest {
             worst = Math.max(worst, d);
         }
         UpdateDistance updates = UpdateDistance.of(start, trained, referee);
-        String measured = devices + " devices, ./lab train against PyTorch (" + output.strip() + "): parameters "
+        String measured = devices + " devices, ./lab train against PyTorch (" + output + "): parameters "
                 + String.join(", ", distances) + "; updates " + updates;
         System.out.println(measured);
         assertTrue(worst <= 1e-5, measured);
         assertTrue(updates.worst().relative() <= 1e-4, measured);
         assertTrue(ParameterDistance.relative(referee, start) > 1e-3, "training changed the parameters");
-    }
-
-    /** The first of {@code python3} on the path and Debian's {@code /usr/bin/python3} that imports torch. */
-    private static Optional<String> pythonWithTorch() throws InterruptedException {
-        for (String python : List.of("python3", "/usr/bin/python3")) {
-            try {
-                Process p = new ProcessBuilder(python, "-c", "import torch")
-                        .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                        .start();
-                if (p.waitFor() == 0) {
-                    return Optional.of(python);
-                }
-            } catch (IOException e) {
-                // no such interpreter: try the next
-            }
-        }
-        return Optional.empty();
     }
 }
