@@ -75,11 +75,6 @@ public final class TrainingRun {
         return this;
     }
 
-    /** The devices it trains on, in order. */
-    public List<Device> devices() {
-        return devices;
-    }
-
     /** Trains on {@code data}, then gives the trainer and its result to {@code after}; closes everything. */
     public <T> T train(FashionMnist.Splits data, After<T> after) {
         List<TrainingListener> all = new ArrayList<>(listeners);
