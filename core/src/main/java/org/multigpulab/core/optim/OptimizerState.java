@@ -15,8 +15,16 @@ import org.multigpulab.device.KernelOp.Fill;
  */
 public final class OptimizerState implements AutoCloseable {
 
+    /** What the names of the optimizer's state on the host begin with, beside a model's state. */
+    private static final String PREFIX = "optimizer.";
+
     /** The name of the step count on the host. */
-    public static final String STEP = "optimizer.step";
+    public static final String STEP = PREFIX + "step";
+
+    /** Whether {@code t}, of a checkpoint, is the optimizer's state rather than the model's. */
+    public static boolean holds(HostTensor t) {
+        return t.name().startsWith(PREFIX);
+    }
 
     private final Optimizer optimizer;
     private final Replica replica;
@@ -59,7 +67,7 @@ public final class OptimizerState implements AutoCloseable {
         }
         List<String> names = new ArrayList<>();
         for (String p : parameters) {
-            optimizer.stateNames().forEach(kind -> names.add("optimizer." + p + "." + kind));
+            optimizer.stateNames().forEach(kind -> names.add(PREFIX + p + "." + kind));
         }
         names.add(STEP);
         return List.copyOf(names);

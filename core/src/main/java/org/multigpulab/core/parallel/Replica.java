@@ -117,14 +117,21 @@ public final class Replica implements AutoCloseable {
         return List.copyOf(out);
     }
 
-    /** The whole state: the parameters, then the buffers, copied to the host. */
-    public List<HostTensor> downloadState() {
-        List<HostTensor> out = new ArrayList<>(download());
+    /** The current buffer values, copied to the host. */
+    public List<HostTensor> downloadBuffers() {
+        List<HostTensor> out = new ArrayList<>();
         for (int i = 0; i < buffers.size(); i++) {
             HostTensor spec = bufferSpecs.get(i);
             out.add(new HostTensor(
                     spec.name(), spec.shape(), device.download(buffers.get(i).data()), spec.integral()));
         }
+        return List.copyOf(out);
+    }
+
+    /** The whole state: the parameters, then the buffers, copied to the host. */
+    public List<HostTensor> downloadState() {
+        List<HostTensor> out = new ArrayList<>(download());
+        out.addAll(downloadBuffers());
         return List.copyOf(out);
     }
 

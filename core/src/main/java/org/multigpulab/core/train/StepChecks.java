@@ -67,10 +67,7 @@ final class StepChecks {
     static void buffersIdentical(List<Replica> replicas, Position at) {
         identical(
                 replicas,
-                r -> r.downloadState()
-                        .subList(
-                                r.params().size(),
-                                r.params().size() + r.buffers().size()),
+                Replica::downloadBuffers,
                 "before " + at,
                 "the buffers' broadcast did not reach every replica");
     }

@@ -16,6 +16,7 @@ import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.optim.Adam;
+import org.multigpulab.core.optim.OptimizerState;
 import org.multigpulab.core.optim.Sgd;
 
 /**
@@ -43,9 +44,9 @@ class ResumeTest {
 
     private static Run train(TrainConfig config, TrainingState from, List<HostTensor> saved, Checkpoints checkpoints) {
         List<HostTensor> model =
-                saved.stream().filter(t -> !t.name().startsWith("optimizer.")).toList();
+                saved.stream().filter(t -> !OptimizerState.holds(t)).toList();
         List<HostTensor> optimizer =
-                saved.stream().filter(t -> t.name().startsWith("optimizer.")).toList();
+                saved.stream().filter(OptimizerState::holds).toList();
         try (DataParallelTrainer trainer = new DataParallelTrainer(Synthetic.sim(2), new LeNet(), model, config)) {
             if (!optimizer.isEmpty()) {
                 trainer.resumeOptimizer(optimizer);

@@ -6,6 +6,7 @@ import java.util.stream.Collectors;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.Model;
+import org.multigpulab.core.optim.OptimizerState;
 import org.multigpulab.core.train.Checkpoint;
 import org.multigpulab.core.train.Checkpoints;
 import org.multigpulab.core.train.TrainingState;
@@ -92,13 +93,12 @@ final class CheckpointOptions {
                             .collect(Collectors.joining("; "))
                     + "; give the options the checkpointed run had");
         }
-        // the optimizer's state follows the model's, its names prefixed "optimizer."
+        // the optimizer's state follows the model's
         List<HostTensor> modelState = checkpoint.params().stream()
-                .filter(t -> !t.name().startsWith("optimizer."))
+                .filter(t -> !OptimizerState.holds(t))
                 .toList();
-        List<HostTensor> optimizerState = checkpoint.params().stream()
-                .filter(t -> t.name().startsWith("optimizer."))
-                .toList();
+        List<HostTensor> optimizerState =
+                checkpoint.params().stream().filter(OptimizerState::holds).toList();
         List<HostTensor> params =
                 SafeTensors.matching("--resume", resume, modelState, model.stateNames(), model.stateShapes());
         return new Resumed(checkpoint.state(), params, optimizerState, contents.placement());
