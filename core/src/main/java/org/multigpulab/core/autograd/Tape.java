@@ -18,7 +18,7 @@ import org.multigpulab.device.Kernels;
  *
  * <p>The tape owns the step's activations and their gradients, taken from a {@link Workspace} and handed back
  * on {@link #close()}. Parameter gradients persist in their tensors; the first contribution of a pass
- * overwrites them, so there is nothing to zero between steps. A tape made by {@link #inference} records no
+ * overwrites them, so there is nothing to zero between steps (unless the pass is told to add to them). A tape made by {@link #inference} records no
  * backward steps. Not thread-safe.
  */
 public final class Tape implements AutoCloseable {
@@ -31,6 +31,7 @@ public final class Tape implements AutoCloseable {
     private final Set<Tensor> gradWritten = Collections.newSetFromMap(new IdentityHashMap<>());
     private Tensor loss;
     private Consumer<Tensor> onParameterGradient = t -> {};
+    private boolean addToParameterGradients;
     private final FusionPlanner planner;
 
     private Tape(Workspace workspace, boolean recording) {
@@ -115,7 +116,8 @@ public final class Tape implements AutoCloseable {
     /** Where a contribution to {@code t}'s gradient is written: the gradient itself if none was yet this pass. */
     private Buffer gradTarget(Tensor t) {
         Tensor root = t.root();
-        if (!root.requiresGrad() || gradWritten.contains(root)) {
+        boolean keep = addToParameterGradients && root.grad() != null && !stepTensors.contains(root);
+        if (!root.requiresGrad() || gradWritten.contains(root) || keep) {
             Buffer temporary = workspace.take(root.size());
             owned.add(temporary);
             return temporary;
@@ -171,6 +173,15 @@ public final class Tape implements AutoCloseable {
      * from there while the pass goes on.
      */
     public void backward(Tensor lossOutput, Consumer<Tensor> onParameterGradient) {
+        backward(lossOutput, onParameterGradient, false);
+    }
+
+    /**
+     * {@link #backward(Tensor, Consumer)}; with {@code addToParameterGradients} the pass adds to the gradients the
+     * parameters hold instead of overwriting them, as PyTorch's {@code backward} always does: gradient
+     * accumulation over micro-batches.
+     */
+    public void backward(Tensor lossOutput, Consumer<Tensor> onParameterGradient, boolean addToParameterGradients) {
         if (!recording) {
             throw new IllegalStateException("an inference tape has no backward pass");
         }
@@ -179,12 +190,14 @@ public final class Tape implements AutoCloseable {
         }
         gradWritten.clear();
         this.onParameterGradient = onParameterGradient;
+        this.addToParameterGradients = addToParameterGradients;
         try {
             for (int i = backwardSteps.size() - 1; i >= 0; i--) {
                 backwardSteps.get(i).run();
             }
         } finally {
             this.onParameterGradient = t -> {};
+            this.addToParameterGradients = false;
         }
     }
 

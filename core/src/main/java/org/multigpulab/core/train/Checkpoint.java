@@ -19,7 +19,10 @@ import org.multigpulab.core.model.Model;
 public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) {
 
     /** The version of what a checkpoint holds; raised whenever a field is added, removed or changes meaning. */
-    public static final int SCHEMA = 2;
+    public static final int SCHEMA = 3;
+
+    /** The oldest version a reader still takes: schema 2 lacked {@link Run#accumulate}, which was 1. */
+    public static final int OLDEST_SCHEMA = 2;
 
     public Checkpoint {
         params = List.copyOf(params);
@@ -28,9 +31,9 @@ public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) 
     /**
      * What must be the same for a resumed run to continue the checkpointed one rather than start another: the model,
      * the global batch, the learning rate, the seed and whether to shuffle, the data (how many images of each set,
-     * and a fingerprint of their bytes), the allreduce algorithm (its name, as {@code --allreduce} gives it) and the
-     * optimizer with its hyperparameters. The
-     * number of devices and processes, the backend and where plots go may change.
+     * and a fingerprint of their bytes), the allreduce algorithm (its name, as {@code --allreduce} gives it), the
+     * optimizer with its hyperparameters and the micro-batches each step accumulates. The number of devices and
+     * processes, the ZeRO stage, the backend and where plots go may change.
      */
     public record Run(
             String model,
@@ -42,7 +45,8 @@ public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) 
             int testSamples,
             String data,
             String allReduce,
-            String optimizer) {
+            String optimizer,
+            int accumulate) {
 
         /** The run that {@code config} trains {@code model} on {@code data} with the allreduce named {@code allReduce}. */
         public static Run of(Model model, TrainConfig config, FashionMnist.Splits data, String allReduce) {
@@ -56,7 +60,8 @@ public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) 
                     data.test().count(),
                     fingerprint(data),
                     allReduce,
-                    config.optimizer().toString());
+                    config.optimizer().toString(),
+                    config.accumulate());
         }
 
         /**
@@ -75,7 +80,9 @@ public record Checkpoint(Run run, TrainingState state, List<HostTensor> params) 
             compare(d, "data", data, resumed.data);
             compare(d, "allreduce", allReduce, resumed.allReduce);
             // a checkpoint of schema 1 came before optimizers: its run's was the notebook's sgd
-            compare(d, "optimizer", optimizer == null ? "sgd" : optimizer, resumed.optimizer);
+            compare(d, "optimizer", optimizer, resumed.optimizer);
+            // a checkpoint of schema 2 came before accumulation: it took a step after every batch
+            compare(d, "accumulate", Math.max(accumulate, 1), resumed.accumulate);
             return d;
         }
 

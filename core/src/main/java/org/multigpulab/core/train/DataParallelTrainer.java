@@ -2,6 +2,7 @@ package org.multigpulab.core.train;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import org.multigpulab.core.autograd.Tape;
@@ -138,34 +139,76 @@ public final class DataParallelTrainer implements AutoCloseable {
         return gradients.crossProcessCalls();
     }
 
-    /** What one mini-batch gave: summed loss and correct predictions over this process's shards. */
-    public record BatchStats(double lossSum, int correct, int samples) {}
+    /** What one mini-batch (or step) gave: summed loss and correct predictions over this process's shards. */
+    public record BatchStats(double lossSum, int correct, int samples) {
+
+        BatchStats plus(BatchStats other) {
+            return new BatchStats(lossSum + other.lossSum, correct + other.correct, samples + other.samples);
+        }
+    }
 
     /**
      * The notebook's {@code train_batch(X, y, device_params, devices, lr)}, for batch {@code batch.number()} of
      * epoch {@code epoch}, the place an error names.
      */
     public BatchStats trainBatch(HostBatch batch, float lr, int epoch) {
-        requireInput(batch.shape());
-        // As DDP with broadcast_buffers: every replica's buffers are device 0's (rank 0's) before the forward pass
-        broadcastBuffers(new Position(epoch, batch.number()));
-        List<DeviceStep> steps = splitBatch(batch);
+        return trainStep(List.of(batch).iterator(), lr, epoch);
+    }
+
+    /**
+     * One optimizer step over the micro-batches {@code microBatches} gives, of epoch {@code epoch}: each one's
+     * forward and backward passes on every device, the gradients adding up on each device, and summed over the
+     * devices only after the last one (DDP's {@code no_sync} on the others); then the update, with the gradient
+     * divided by all the step's images. With one micro-batch, the notebook's {@code train_batch}. A micro-batch is
+     * taken when the one before is done with (a {@link BatchIterator} reuses its arrays).
+     */
+    public BatchStats trainStep(Iterator<HostBatch> microBatches, float lr, int epoch) {
+        int images = 0;
+        BatchStats earlier = new BatchStats(0, 0, 0);
+        List<DeviceStep> steps = List.of();
+        Position at = null;
         try {
-            // Loss is calculated separately on each GPU
-            steps.forEach(step -> step.forwardAndLoss(model));
-            // Back propagation is performed separately on each GPU; in buckets, summing starts meanwhile
-            gradients.prepareForBackward();
-            for (int i = 0; i < steps.size(); i++) {
-                steps.get(i).backward(gradients.hook(i));
+            for (boolean first = true; ; first = false) {
+                HostBatch batch = microBatches.next();
+                requireInput(batch.shape());
+                images += batch.size();
+                at = new Position(epoch, batch.number());
+                boolean synchronizing = !microBatches.hasNext();
+                if (synchronizing) {
+                    // As DDP with broadcast_buffers, in the forward pass whose gradients it will sum: every
+                    // replica's buffers are device 0's (rank 0's) before it
+                    broadcastBuffers(at);
+                }
+                steps = splitBatch(batch);
+                // Loss is calculated separately on each GPU
+                steps.forEach(step -> step.forwardAndLoss(model));
+                // Back propagation is performed separately on each GPU; in buckets, summing starts meanwhile
+                boolean accumulate = !first;
+                if (synchronizing) {
+                    gradients.prepareForBackward();
+                    for (int i = 0; i < steps.size(); i++) {
+                        steps.get(i).backward(gradients.hook(i), accumulate);
+                    }
+                    break;
+                }
+                steps.forEach(step -> step.backward(t -> {}, accumulate));
+                earlier = earlier.plus(lossAndMatches(steps, at, lr));
+                steps.forEach(DeviceStep::close);
+                steps = List.of();
             }
             // Sum all gradients from each GPU and broadcast them to all GPUs
             gradients.synchronize();
             // The model parameters are updated separately on each GPU; the gradient is summed over the full batch
             for (int i = 0; i < deviceParams.size(); i++) {
-                config.optimizer().step(deviceParams.get(i), optimizerStates.get(i), lr, batch.size());
+                config.optimizer().step(deviceParams.get(i), optimizerStates.get(i), lr, images);
             }
-            // Only now read back what the step gave, so that no GPU waited for the host during the step
-            return readBack(steps, new Position(epoch, batch.number()), lr);
+            // Only now read back what the last micro-batch gave, so that no GPU waited for the host during the step
+            BatchStats last = lossAndMatches(steps, at, lr);
+            StepChecks.finiteGradients(deviceParams.getFirst(), at, lr);
+            if (config.checkReplicas()) {
+                StepChecks.replicasIdentical(deviceParams, at);
+            }
+            return earlier.plus(last);
         } finally {
             steps.forEach(DeviceStep::close);
         }
@@ -246,8 +289,8 @@ public final class DataParallelTrainer implements AutoCloseable {
                 rows, shares.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
-    /** Each shard's loss and correct predictions, read from its device, and the checks of {@link StepChecks}. */
-    private BatchStats readBack(List<DeviceStep> steps, Position at, float lr) {
+    /** Each shard's loss and correct predictions, read from its device, each loss checked to be finite. */
+    private static BatchStats lossAndMatches(List<DeviceStep> steps, Position at, float lr) {
         double lossSum = 0;
         int correct = 0;
         int samples = 0;
@@ -257,10 +300,6 @@ public final class DataParallelTrainer implements AutoCloseable {
             lossSum += shardLoss;
             correct += step.correct();
             samples += step.samples();
-        }
-        StepChecks.finiteGradients(deviceParams.getFirst(), at, lr);
-        if (config.checkReplicas()) {
-            StepChecks.replicasIdentical(deviceParams, at);
         }
         return new BatchStats(lossSum, correct, samples);
     }
@@ -276,12 +315,14 @@ public final class DataParallelTrainer implements AutoCloseable {
     /**
      * {@link #train(FashionMnist.Splits, TrainingListener)} from {@code from}, a state this run was checkpointed
      * in (the replicas must hold the parameters saved with it), handing {@code checkpoints} the state after every
-     * epoch and every {@link Checkpoints#everySteps()} steps. Resumed on the same devices and backend, it gives
+     * epoch and every {@link Checkpoints#everySteps()} optimizer steps. Each step takes the config's
+     * {@link TrainConfig#accumulate()} micro-batches, the epoch's last step those left. Resumed on the same devices and backend, it gives
      * the parameters and figures of the uninterrupted run bit for bit.
      */
     public TrainResult train(
             FashionMnist.Splits data, TrainingListener listener, TrainingState from, Checkpoints checkpoints) {
         int batches = BatchIterator.batchesPerEpoch(data.train().count(), config.batchSize());
+        int stepsPerEpoch = Math.ceilDiv(batches, config.accumulate());
         checkResumable(from, batches);
         listener.onStart(new TrainingListener.Start(
                 deviceIds(),
@@ -304,21 +345,19 @@ public final class DataParallelTrainer implements AutoCloseable {
                     BatchIterator.ofEpoch(data.train(), config.batchSize(), config.shuffle(), config.seed(), epoch);
             it.skip(resumed ? from.batchesDone() : 0);
             while (it.hasNext()) {
-                long gather = System.nanoTime();
-                HostBatch batch = it.next();
-                double gatherSec = (System.nanoTime() - gather) / 1e9;
-                timeline().ifPresent(t -> t.hostWork(gatherSec));
-                BatchStats stats = trainBatch(batch, config.lr(), epoch);
+                StepBatches microBatches = new StepBatches(it, config.accumulate(), timeline());
+                BatchStats stats = trainStep(microBatches, config.lr(), epoch);
+                int done = microBatches.batchesDone();
                 devices.forEach(Device::synchronize);
                 lossSum += stats.lossSum();
                 correct += stats.correct();
                 listener.onBatch(new TrainingListener.BatchDone(
-                        epoch, batch.number(), batches, stats.samples(), stats.lossSum(), stats.correct()));
-                long step = (long) (epoch - 1) * batches + batch.number();
+                        epoch, done, batches, stats.samples(), stats.lossSum(), stats.correct()));
+                long step = (long) (epoch - 1) * stepsPerEpoch + Math.ceilDiv(done, config.accumulate());
                 if (checkpoints.saves()
                         && checkpoints.everySteps() > 0
                         && step % checkpoints.everySteps() == 0
-                        && batch.number() < batches) {
+                        && done < batches) {
                     // The epoch's checkpoint follows its last batch; this one is for a stop inside the epoch
                     List<HostTensor> params = checkpointed();
                     double[] sums = {lossSum, correct};
@@ -326,7 +365,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                     checkpoints.save(
                             new TrainingState(
                                     epoch,
-                                    batch.number(),
+                                    done,
                                     sums[0],
                                     Math.round(sums[1]),
                                     wallBefore + (System.nanoTime() - start) / 1e9,

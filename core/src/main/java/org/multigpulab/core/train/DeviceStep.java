@@ -56,22 +56,30 @@ final class DeviceStep implements AutoCloseable {
         }
     }
 
-    /** {@code l.backward()}, calling {@code hook} each time a parameter's gradient has received a contribution. */
-    void backward(Consumer<Tensor> hook) {
+    /**
+     * {@code l.backward()}, calling {@code hook} each time a parameter's gradient has received a contribution; with
+     * {@code accumulate} adding to the gradients of the step's earlier micro-batches instead of overwriting them.
+     */
+    void backward(Consumer<Tensor> hook, boolean accumulate) {
         try (Device.Range r = device().range(new StepPart.Backward())) {
             if (shard.isEmpty()) {
-                zeroGradients(hook);
+                noGradients(hook, accumulate);
             } else {
-                tape.backward(loss, hook);
+                tape.backward(loss, hook, accumulate);
             }
         }
     }
 
-    /** No rows, no loss: every gradient is zero, delivered in the order a backward pass delivers them (last first). */
-    private void zeroGradients(Consumer<Tensor> hook) {
+    /**
+     * No rows, no loss: every gradient is zero (or, accumulating, stays what it was), delivered in the order a
+     * backward pass delivers them (last first).
+     */
+    private void noGradients(Consumer<Tensor> hook, boolean accumulate) {
         List<Tensor> params = replica.params();
         for (int p = params.size() - 1; p >= 0; p--) {
-            params.get(p).zeroGrad();
+            if (!accumulate) {
+                params.get(p).zeroGrad();
+            }
             hook.accept(params.get(p));
         }
     }

@@ -3,9 +3,11 @@ package org.multigpulab.core.train;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.optim.Optimizer;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ZeroStage;
 
 /**
  * Every option of a training run, fixed before it starts: the notebook's {@code num_epochs}, {@code batch_size}
@@ -15,8 +17,10 @@ import org.multigpulab.core.parallel.AllReduceAlgorithm;
  * runs (PyTorch DDP's {@code bucket_cap_mb}; 0 sums every parameter after it, as the notebook does); the
  * processes that train together ({@link ProcessGroup#SINGLE} for one, as the notebook); and how each batch is
  * split over this process's devices: {@code shares} empty splits as {@code torch.chunk}, else device i takes a
- * part of every batch in proportion to {@code shares.get(i)} (its measured speed, say); and the optimizer whose rule
- * updates the parameters (the notebook's plain SGD by default).
+ * part of every batch in proportion to {@code shares.get(i)} (its measured speed, say); the optimizer whose rule
+ * updates the parameters (the notebook's plain SGD by default); how many micro-batches of {@code batchSize} one
+ * optimizer step accumulates ({@code accumulate}, 1 as the notebook); and which of the model's state the devices
+ * shard among themselves instead of each holding all of it ({@code zero}, ZeRO's stages).
  *
  * <p>Immutable: the {@code with} methods return a changed copy. The constructor rejects values that cannot train.
  */
@@ -31,7 +35,9 @@ public record TrainConfig(
         long bucketBytes,
         ProcessGroup processGroup,
         List<Double> shares,
-        Optimizer optimizer) {
+        Optimizer optimizer,
+        int accumulate,
+        ZeroStage zero) {
 
     public TrainConfig {
         if (epochs <= 0) {
@@ -49,6 +55,11 @@ public record TrainConfig(
         Objects.requireNonNull(allReduce, "allReduce");
         Objects.requireNonNull(processGroup, "processGroup");
         Objects.requireNonNull(optimizer, "optimizer");
+        Objects.requireNonNull(zero, "zero");
+        if (accumulate <= 0) {
+            throw new IllegalArgumentException(
+                    "gradients must be accumulated over 1 micro-batch (every step) or more, not " + accumulate);
+        }
         shares = List.copyOf(shares);
         if (!shares.stream().allMatch(w -> w > 0 && Double.isFinite(w))) {
             throw new IllegalArgumentException("shares must be positive and finite, not " + shares);
@@ -68,7 +79,9 @@ public record TrainConfig(
                 0,
                 ProcessGroup.SINGLE,
                 List.of(),
-                Optimizer.NOTEBOOK_SGD);
+                Optimizer.NOTEBOOK_SGD,
+                1,
+                ZeroStage.NONE);
     }
 
     /** The notebook's {@code train(num_gpus, batch_size=256, lr=0.2)} with 5 epochs, shuffled with random seed 1. */
@@ -77,124 +90,36 @@ public record TrainConfig(
     }
 
     public TrainConfig withEpochs(int epochs) {
-        return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                shares,
-                optimizer);
+        return with(c -> c.epochs = epochs);
     }
 
     public TrainConfig withBatchSize(int batchSize) {
-        return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                shares,
-                optimizer);
+        return with(c -> c.batchSize = batchSize);
     }
 
     public TrainConfig withLr(float lr) {
-        return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                shares,
-                optimizer);
+        return with(c -> c.lr = lr);
     }
 
     public TrainConfig withSeed(long seed) {
-        return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                shares,
-                optimizer);
+        return with(c -> c.seed = seed);
     }
 
     public TrainConfig withShuffle(boolean shuffle) {
-        return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                shares,
-                optimizer);
+        return with(c -> c.shuffle = shuffle);
     }
 
     public TrainConfig withCheckReplicas(boolean checkReplicas) {
-        return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                shares,
-                optimizer);
+        return with(c -> c.checkReplicas = checkReplicas);
     }
 
     public TrainConfig withAllReduce(AllReduceAlgorithm allReduce) {
-        return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                shares,
-                optimizer);
+        return with(c -> c.allReduce = allReduce);
     }
 
     /** Buckets of at most {@code bucketBytes} while the backward pass runs; 0 for none. */
     public TrainConfig withBucketBytes(long bucketBytes) {
-        return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                shares,
-                optimizer);
+        return with(c -> c.bucketBytes = bucketBytes);
     }
 
     /**
@@ -202,18 +127,7 @@ public record TrainConfig(
      * global batch, and all must start from the same parameters.
      */
     public TrainConfig withProcessGroup(ProcessGroup processGroup) {
-        return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                shares,
-                optimizer);
+        return with(c -> c.processGroup = processGroup);
     }
 
     /**
@@ -222,33 +136,77 @@ public record TrainConfig(
      * torch.chunk}.
      */
     public TrainConfig withShares(double... shares) {
-        return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                Arrays.stream(shares).boxed().toList(),
-                optimizer);
+        return with(c -> c.shares = Arrays.stream(shares).boxed().toList());
     }
 
     /** The parameters updated by {@code optimizer}'s rule (the notebook's plain SGD unless changed). */
     public TrainConfig withOptimizer(Optimizer optimizer) {
+        return with(c -> c.optimizer = optimizer);
+    }
+
+    /**
+     * {@code accumulate} micro-batches of {@link #batchSize} per optimizer step, the gradients summed over the
+     * devices only after the last of them (DDP's {@code no_sync}); 1 steps after every batch.
+     */
+    public TrainConfig withAccumulate(int accumulate) {
+        return with(c -> c.accumulate = accumulate);
+    }
+
+    /** What the devices shard rather than replicate: {@link ZeroStage#NONE}, as the notebook, unless changed. */
+    public TrainConfig withZero(ZeroStage zero) {
+        return with(c -> c.zero = zero);
+    }
+
+    /** This config with what {@code change} sets in a copy of its components. */
+    private TrainConfig with(Consumer<Components> change) {
+        Components c = new Components(this);
+        change.accept(c);
         return new TrainConfig(
-                epochs,
-                batchSize,
-                lr,
-                seed,
-                shuffle,
-                checkReplicas,
-                allReduce,
-                bucketBytes,
-                processGroup,
-                shares,
-                optimizer);
+                c.epochs,
+                c.batchSize,
+                c.lr,
+                c.seed,
+                c.shuffle,
+                c.checkReplicas,
+                c.allReduce,
+                c.bucketBytes,
+                c.processGroup,
+                c.shares,
+                c.optimizer,
+                c.accumulate,
+                c.zero);
+    }
+
+    /** The components of a config, to change some of them. */
+    private static final class Components {
+        int epochs;
+        int batchSize;
+        float lr;
+        long seed;
+        boolean shuffle;
+        boolean checkReplicas;
+        AllReduceAlgorithm allReduce;
+        long bucketBytes;
+        ProcessGroup processGroup;
+        List<Double> shares;
+        Optimizer optimizer;
+        int accumulate;
+        ZeroStage zero;
+
+        Components(TrainConfig c) {
+            epochs = c.epochs;
+            batchSize = c.batchSize;
+            lr = c.lr;
+            seed = c.seed;
+            shuffle = c.shuffle;
+            checkReplicas = c.checkReplicas;
+            allReduce = c.allReduce;
+            bucketBytes = c.bucketBytes;
+            processGroup = c.processGroup;
+            shares = c.shares;
+            optimizer = c.optimizer;
+            accumulate = c.accumulate;
+            zero = c.zero;
+        }
     }
 }

@@ -21,7 +21,10 @@ public interface TrainingListener {
             int testSamples,
             TrainingState from) {}
 
-    /** A mini-batch finished: its summed loss and number of correct predictions over {@code samples}. */
+    /**
+     * An optimizer step finished, with {@code batch} of the epoch's mini-batches done (a step accumulating
+     * micro-batches did several): its summed loss and number of correct predictions over {@code samples}.
+     */
     record BatchDone(int epoch, int batch, int batchesPerEpoch, int samples, double lossSum, int correct) {}
 
     /**

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.data.FashionMnist;
@@ -31,11 +32,21 @@ class ResumeTest {
 
     private static final TrainConfig CONFIG = new TrainConfig(3, 50, 0.5f, 7, true, false).withBucketBytes(100_000);
 
-    static Stream<TrainConfig> configs() {
+    /** Where the checkpoints fall, epoch/batch: steps 3, 6, 9 inside epochs 1, 2, 3, and the end of each epoch. */
+    private static final List<String> POSITIONS = List.of("1/3", "2/0", "2/2", "3/0", "3/1", "4/0");
+
+    static Stream<Arguments> configs() {
         return Stream.of(
-                CONFIG,
-                CONFIG.withLr(0.1f).withOptimizer(new Sgd(0.9f, 0, true, 1e-3f)),
-                CONFIG.withLr(1e-3f).withOptimizer(Adam.adamW()));
+                Arguments.of(CONFIG, POSITIONS),
+                Arguments.of(CONFIG.withLr(0.1f).withOptimizer(new Sgd(0.9f, 0, true, 1e-3f)), POSITIONS),
+                Arguments.of(CONFIG.withLr(1e-3f).withOptimizer(Adam.adamW()), POSITIONS),
+                // the same steps of 50 images, each of 2 micro-batches of 25: the steps count, not the batches
+                Arguments.of(
+                        CONFIG.withLr(1e-3f)
+                                .withOptimizer(Adam.adamW())
+                                .withBatchSize(25)
+                                .withAccumulate(2),
+                        List.of("1/6", "2/0", "2/4", "3/0", "3/2", "4/0")));
     }
 
     private record Saved(TrainingState state, List<HostTensor> params) {}
@@ -72,7 +83,7 @@ class ResumeTest {
 
     @ParameterizedTest
     @MethodSource("configs")
-    void everyCheckpointResumesToTheUninterruptedRunBitForBit(TrainConfig config) {
+    void everyCheckpointResumesToTheUninterruptedRunBitForBit(TrainConfig config, List<String> positions) {
         List<Saved> saved = new ArrayList<>();
         Run whole = train(config, TrainingState.START, new LeNet().initialState(3), everyThirdStep(saved));
         int stateTensors = config.optimizer().stateTensors();
@@ -80,9 +91,8 @@ class ResumeTest {
                 8 + (stateTensors == 0 ? 0 : 8 * stateTensors + 1),
                 saved.getFirst().params().size(),
                 "the model's 8 tensors, then the optimizer's per parameter and its step");
-        // steps 3, 6, 9 inside epochs 1, 2, 3 (step 12 ends epoch 3), and the end of each epoch
         assertEquals(
-                List.of("1/3", "2/0", "2/2", "3/0", "3/1", "4/0"),
+                positions,
                 saved.stream()
                         .map(s -> s.state().epoch() + "/" + s.state().batchesDone())
                         .toList());

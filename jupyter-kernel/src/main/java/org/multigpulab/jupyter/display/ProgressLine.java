@@ -17,6 +17,7 @@ public final class ProgressLine implements TrainingListener {
 
     private final LiveDisplay display;
     private int epochs;
+    private int epoch;
     private int trainSamples;
     private int done;
     private long epochStart;
@@ -39,7 +40,8 @@ public final class ProgressLine implements TrainingListener {
                     + batch.batch() + " of " + batch.batchesPerEpoch());
         }
         long now = System.nanoTime();
-        if (batch.batch() == 1) {
+        if (batch.epoch() != epoch) { // the first step of an epoch, which may accumulate several batches
+            epoch = batch.epoch();
             done = 0;
             epochStart = now;
         }

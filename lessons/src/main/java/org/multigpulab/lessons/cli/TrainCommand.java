@@ -15,6 +15,7 @@ import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.optim.Optimizer;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ZeroStage;
 import org.multigpulab.core.train.Checkpoint;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
@@ -103,6 +104,9 @@ final class TrainCommand implements Callable<Integer> {
 
     @CommandLine.Mixin
     OptimizerOptions optimizerOptions;
+
+    @CommandLine.Mixin
+    StepOptions stepOptions;
 
     @Option(
             names = "--seed",
@@ -203,6 +207,7 @@ final class TrainCommand implements Callable<Integer> {
         Model model = Model.named(modelName);
         AllReduceAlgorithm allReduce = AllReduceAlgorithm.named(allreduce);
         buckets.bytes(); // checked before anything starts
+        stepOptions.check();
         if (trace != null) {
             AtomicFile.checkWritable("--trace", trace);
             deviceSetup = deviceSetup.traced();
@@ -287,7 +292,8 @@ final class TrainCommand implements Callable<Integer> {
         boolean talk = lead && !quiet;
         DataSetup data = DataSetup.load(dataOptions.data, dataOptions.trainSamples, dataOptions.testSamples);
         FashionMnist.Splits splits = data.splits();
-        TrainConfig config = new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug)
+        TrainConfig config = stepOptions
+                .apply(new TrainConfig(epochs, batchSize, lr, seed, !noShuffle, debug))
                 .withOptimizer(optimizer)
                 .withAllReduce(allReduce)
                 .withBucketBytes(buckets.bytes())
@@ -339,7 +345,14 @@ final class TrainCommand implements Callable<Integer> {
                     + splits.test().count() + " test images, "
                     + epochs + (epochs == 1 ? " epoch" : " epochs") + ", batch " + batchSize + ", lr " + lr
                     + ", model " + model.name()
-                    + (optimizer.equals(Optimizer.NOTEBOOK_SGD) ? "" : ", optimizer " + optimizer));
+                    + (optimizer.equals(Optimizer.NOTEBOOK_SGD) ? "" : ", optimizer " + optimizer)
+                    + (config.accumulate() == 1
+                            ? ""
+                            : ", " + config.accumulate() + " micro-batches a step (" + config.accumulate() * batchSize
+                                    + " images)")
+                    + (config.zero() == ZeroStage.NONE
+                            ? ""
+                            : ", ZeRO stage " + config.zero().number()));
         }
         LearningCurve curve = null;
         if (plots != null) {

@@ -131,9 +131,10 @@ public final class CheckpointFile {
             throw new UserError(file + " was written by a newer multigpu-lab (checkpoint schema " + version
                     + "; this one reads up to " + Checkpoint.SCHEMA + "); resume it with that version");
         }
-        if (version < Checkpoint.SCHEMA) {
+        if (version < Checkpoint.OLDEST_SCHEMA) {
             throw new UserError(file + " has the old checkpoint schema " + version + " (this lab reads "
-                    + Checkpoint.SCHEMA + "); resume it with the version that wrote it, or start a new run");
+                    + Checkpoint.OLDEST_SCHEMA + " to " + Checkpoint.SCHEMA
+                    + "); resume it with the version that wrote it, or start a new run");
         }
     }
 

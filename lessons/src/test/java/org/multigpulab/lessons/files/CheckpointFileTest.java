@@ -44,7 +44,8 @@ class CheckpointFileTest {
                 10000,
                 "sha256:0123",
                 "ring",
-                "adam (betas 0.9, 0.999, eps 1.0E-8, weight decay 0.0)");
+                "adam (betas 0.9, 0.999, eps 1.0E-8, weight decay 0.0)",
+                4);
         List<HostTensor> params = new Mlp().initialState(r.nextLong());
         CheckpointFile.Placement placement = new CheckpointFile.Placement("sim", "cpu", 2, 1, "runs/x");
         Path file = dir.resolve("c.ckpt");
@@ -66,7 +67,7 @@ class CheckpointFileTest {
     @Test
     void theHashTellsFilesApart() throws Exception {
         TrainingState state = TrainingState.START;
-        Checkpoint.Run run = new Checkpoint.Run("MLP", 256, 0.2f, 1, true, 600, 100, "sha256:0123", "naive", "sgd");
+        Checkpoint.Run run = new Checkpoint.Run("MLP", 256, 0.2f, 1, true, 600, 100, "sha256:0123", "naive", "sgd", 1);
         CheckpointFile.Placement placement = new CheckpointFile.Placement("sim", null, 2, 1, null);
         Path a = dir.resolve("a.ckpt"), b = dir.resolve("b.ckpt");
         CheckpointFile.write(a, new Checkpoint(run, state, new Mlp().initialState(1)), placement);

@@ -1,0 +1,43 @@
+package org.multigpulab.lessons.cli;
+
+import org.multigpulab.core.parallel.ZeroStage;
+import org.multigpulab.core.train.TrainConfig;
+import org.multigpulab.lessons.errors.UserError;
+import picocli.CommandLine.Option;
+
+/** {@code --accumulate} and {@code --zero}, as {@code train} takes them: how one optimizer step is made. */
+final class StepOptions {
+
+    @Option(
+            names = "--accumulate",
+            paramLabel = "K",
+            defaultValue = "1",
+            description =
+                    "Micro-batches of --batch-size per optimizer step, the gradients summed over the devices"
+                            + " only after the last (DDP's no_sync); --checkpoint-every counts steps. Default: ${DEFAULT-VALUE}.")
+    int accumulate;
+
+    @Option(
+            names = "--zero",
+            paramLabel = "STAGE",
+            defaultValue = "0",
+            description = "ZeRO stage: 0 every device holds everything (the notebook), 1 shards the optimizer's state,"
+                    + " 2 also the gradients, 3 also the parameters (FSDP). The update is the same. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    int zero;
+
+    /** Checked before anything starts: a line naming the option at fault. */
+    void check() {
+        UserError.requireOneOrMore("--accumulate", accumulate);
+        if (zero < 0 || zero > 3) {
+            throw new UserError(
+                    "--zero must be a ZeRO stage, 0 (nothing sharded) to 3 (parameters sharded), not " + zero);
+        }
+    }
+
+    /** {@code config} taking steps as asked. */
+    TrainConfig apply(TrainConfig config) {
+        check();
+        return config.withAccumulate(accumulate).withZero(ZeroStage.of(zero));
+    }
+}
