@@ -58,4 +58,21 @@ public sealed interface StepPart {
             return "broadcast buffers";
         }
     }
+
+    /** A chunk of the summed gradients left on each device (ZeRO stages 2 and 3), over the devices and processes. */
+    record GradientReduceScatter() implements StepPart {
+        public String name() {
+            return "reduce-scatter gradients";
+        }
+    }
+
+    /**
+     * Every device's chunk of the parameters copied to all devices and processes (ZeRO): after the update (stages 1
+     * and 2), or before a forward or backward pass (stage 3), which {@code before} names.
+     */
+    record ParameterAllGather(String before) implements StepPart {
+        public String name() {
+            return "all-gather parameters for " + before;
+        }
+    }
 }

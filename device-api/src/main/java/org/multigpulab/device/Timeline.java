@@ -30,12 +30,12 @@ public interface Timeline {
     List<LinkTraffic> links();
 
     /**
-     * The host sums {@code bytes} it holds with the same bytes of {@code nodes − 1} other nodes, each a process
-     * driving devices like these, over the network between the nodes, and waits for the sum: the middle step of a
-     * hierarchical allreduce (within each node, across the nodes, within each node again). A timeline without a
-     * network model leaves its time as it is.
+     * The host runs collective {@code op} over {@code bytes} it holds (nccl-tests' size) with the same of
+     * {@code nodes − 1} other nodes, each a process driving devices like these, over the network between the nodes,
+     * and waits for it: the middle step of a hierarchical collective (within each node, across the nodes, within
+     * each node again). A timeline without a network model leaves its time as it is.
      */
-    default void allReduceAcrossNodes(long bytes, int nodes) {}
+    default void acrossNodes(CollectiveCostModel.Collective op, long bytes, int nodes) {}
 
     /**
      * The host program spent {@code seconds}, measured, on work of its own that no device does (gathering the
@@ -47,7 +47,7 @@ public interface Timeline {
 
     /**
      * How many nodes the modelled system has, this timeline's devices being one of them: 1 until
-     * {@link #allReduceAcrossNodes} said otherwise.
+     * {@link #acrossNodes} said otherwise.
      */
     default int nodes() {
         return 1;

@@ -48,7 +48,11 @@ record HostModel(
             case StepPart.OptimizerStep _ -> sgdSec;
             case StepPart.ParameterAllReduce _ ->
                 device == 0 ? allReducePerParameterSec + (devices - 1) * allReducePerPeerSec : 0;
-            case StepPart.BucketAllReduce _, StepPart.CrossProcessAllReduce _, StepPart.BufferBroadcast _ -> 0;
+            case StepPart.BucketAllReduce _,
+                    StepPart.CrossProcessAllReduce _,
+                    StepPart.BufferBroadcast _,
+                    StepPart.GradientReduceScatter _,
+                    StepPart.ParameterAllGather _ -> 0;
         };
     }
 

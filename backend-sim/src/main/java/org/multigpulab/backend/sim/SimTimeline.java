@@ -199,14 +199,14 @@ final class SimTimeline implements Timeline {
     }
 
     @Override
-    public void allReduceAcrossNodes(long bytes, int nodes) {
+    public void acrossNodes(Collective op, long bytes, int nodes) {
         this.nodes = nodes;
         double seconds = new NcclSystem(profiles.getFirst(), topology, nic, nodes, 1, 1)
-                .estimate(Collective.ALL_REDUCE, bytes, "auto")
+                .estimate(op, bytes, "auto")
                 .seconds();
         double start = host;
         host += seconds;
-        event(0, "net", "allreduce across " + nodes + " nodes " + megabytes(bytes), "network", start, seconds);
+        event(0, "net", op.option() + " across " + nodes + " nodes " + megabytes(bytes), "network", start, seconds);
         cluster.device(0).spanned(start, host);
     }
 

@@ -127,8 +127,8 @@ public final class Ops {
         return y;
     }
 
-    /** {@code to = from} over {@code n} elements: zeros, then {@code from} added, which is exact. */
-    private static void copy(Kernels k, Buffer from, Buffer to, int n) {
+    /** {@code to = from} over {@code n} elements on one device: zeros, then {@code from} added, which is exact. */
+    public static void copy(Kernels k, Buffer from, Buffer to, int n) {
         k.launch(new Fill(0f, to, n));
         k.launch(new Axpy(1f, from, to, n));
     }

@@ -14,7 +14,7 @@ import org.multigpulab.device.KernelOp.Fill;
  */
 public final class Tensor {
 
-    private final Buffer data;
+    private Buffer data;
     private final int[] shape;
     private final boolean requiresGrad;
     private final Tensor base;
@@ -62,7 +62,7 @@ public final class Tensor {
      * first if the op was deferred for fusion.
      */
     public Buffer data() {
-        return data;
+        return root().data;
     }
 
     public Device device() {
@@ -115,6 +115,37 @@ public final class Tensor {
                     "cannot reshape " + Arrays.toString(shape) + " to " + Arrays.toString(newShape));
         }
         return view;
+    }
+
+    /**
+     * Points this parameter at {@code data}, of its size on its device: ZeRO stage 3 gathers a device's parameters
+     * into a new buffer for a pass and frees it after. Views made of it follow.
+     */
+    public void bindData(Buffer data) {
+        requireParameterOf(data);
+        this.data = data;
+    }
+
+    /**
+     * Points this parameter's gradient storage at {@code storage}, of its size on its device, with no gradient in it
+     * yet: ZeRO stages 2 and 3 hold a device's whole gradients only from the backward passes to their
+     * reduce-scatter.
+     */
+    public void bindGradient(Buffer storage) {
+        requireParameterOf(storage);
+        this.reservedGrad = storage;
+        this.grad = null;
+    }
+
+    private void requireParameterOf(Buffer buffer) {
+        if (base != null || reservedGrad == null) {
+            throw new IllegalStateException("only a parameter made with gradient storage is bound to new buffers");
+        }
+        if (buffer.length() != size() || buffer.device() != data.device()) {
+            throw new IllegalArgumentException("a buffer of " + buffer.length() + " floats on "
+                    + buffer.device().id() + " for a parameter of " + size() + " on "
+                    + data.device().id());
+        }
     }
 
     Tensor root() {

@@ -26,6 +26,12 @@ record AbsentPeers(int size) implements ProcessGroup {
     public void broadcast(float[] data, int root) {}
 
     @Override
+    public void reduceScatter(float[] data, int[] parts) {}
+
+    @Override
+    public void allGather(float[] data, int[] parts) {}
+
+    @Override
     public void abort(String why, int exitCode) {
         throw new IllegalStateException(why);
     }

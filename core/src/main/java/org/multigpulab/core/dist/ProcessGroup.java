@@ -29,6 +29,18 @@ public interface ProcessGroup extends AutoCloseable {
     void broadcast(float[] data, int root);
 
     /**
+     * {@code MPI_Reduce_scatter}: sums {@code data[parts[0], parts[size])} over all ranks; afterwards rank r's part,
+     * {@code [parts[r], parts[r + 1])}, holds its sum, and the rest of {@code data} is unspecified.
+     */
+    void reduceScatter(float[] data, int[] parts);
+
+    /**
+     * {@code MPI_Allgatherv}: rank r's part of {@code data}, {@code [parts[r], parts[r + 1])}, copied into the same
+     * place on every other rank.
+     */
+    void allGather(float[] data, int[] parts);
+
+    /**
      * Whether every rank passed the same {@code value} (a hash of what each read, say); every rank gets the same
      * answer. One {@link #allReduce(double[])} of the value's four 16-bit pieces and their squares: the ranks agree
      * exactly when, for each piece, size · Σ piece² equals (Σ piece)², all sums exact in a double.
@@ -91,6 +103,12 @@ public interface ProcessGroup extends AutoCloseable {
 
         @Override
         public void broadcast(float[] data, int root) {}
+
+        @Override
+        public void reduceScatter(float[] data, int[] parts) {}
+
+        @Override
+        public void allGather(float[] data, int[] parts) {}
 
         @Override
         public void abort(String why, int exitCode) {

@@ -1,8 +1,6 @@
 package org.multigpulab.core.optim;
 
 import java.util.List;
-import org.multigpulab.core.autograd.Tensor;
-import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelOp.AdamStep;
 import org.multigpulab.device.StepPart;
@@ -58,12 +56,11 @@ public record Adam(float beta1, float beta2, float eps, float weightDecay, boole
     }
 
     @Override
-    public void step(Replica replica, OptimizerState state, float lr, int batchSize) {
-        Device device = replica.device();
+    public void step(OptimizerState state, float lr, int batchSize) {
+        Device device = state.device();
         int step = state.steps() + 1;
         try (Device.Range r = device.range(new StepPart.OptimizerStep(name()))) {
-            for (int p = 0; p < replica.params().size(); p++) {
-                Tensor t = replica.params().get(p);
+            for (OptimizerState.Piece piece : state.pieces()) {
                 device.kernels()
                         .launch(new AdamStep(
                                 lr,
@@ -74,11 +71,11 @@ public record Adam(float beta1, float beta2, float eps, float weightDecay, boole
                                 decoupled,
                                 step,
                                 1f / batchSize,
-                                t.data(),
-                                t.grad(),
-                                state.tensor(p, 0),
-                                state.tensor(p, 1),
-                                t.size()));
+                                piece.data(),
+                                piece.grad(),
+                                piece.tensors().get(0),
+                                piece.tensors().get(1),
+                                piece.length()));
             }
         }
         state.stepped();

@@ -2,14 +2,13 @@ package org.multigpulab.core.optim;
 
 import java.util.List;
 import java.util.Locale;
-import org.multigpulab.core.parallel.Replica;
 
 /**
  * An optimizer as {@code torch.optim} has it: its hyperparameters (the learning rate aside, which the run gives each
  * step) and its update rule, applied on a replica's device to the gradient of the mean loss over the global batch.
  * The per-parameter state it keeps (SGD's momentum buffers, Adam's moments and its step count) lives in a
- * {@link OptimizerState} per replica; every replica takes the same steps from the same gradients, so all hold the
- * same state.
+ * {@link OptimizerState} per device; every replica takes the same steps from the same gradients, so all hold the
+ * same state (or, under ZeRO, each its chunk of it).
  */
 public sealed interface Optimizer permits Sgd, Adam {
 
@@ -31,10 +30,10 @@ public sealed interface Optimizer permits Sgd, Adam {
     }
 
     /**
-     * One step on {@code replica}'s parameters, whose gradients hold the sum over a global batch of {@code batchSize}
-     * samples, with learning rate {@code lr}; {@code state} is the replica's and advances by the step.
+     * One step on the parameters {@code state} covers, whose gradients hold the sum over a global batch of
+     * {@code batchSize} samples, with learning rate {@code lr}; {@code state} advances by the step.
      */
-    void step(Replica replica, OptimizerState state, float lr, int batchSize);
+    void step(OptimizerState state, float lr, int batchSize);
 
     /** The learning rate {@code torch.optim} gives it when none is given, and the notebook's 0.2 for plain SGD. */
     float defaultLr();

@@ -2,8 +2,6 @@ package org.multigpulab.core.optim;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.multigpulab.core.autograd.Tensor;
-import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelOp.Axpy;
 import org.multigpulab.device.KernelOp.SgdStep;
@@ -72,15 +70,14 @@ public record Sgd(float momentum, float dampening, boolean nesterov, float weigh
     }
 
     @Override
-    public void step(Replica replica, OptimizerState state, float lr, int batchSize) {
-        Device device = replica.device();
+    public void step(OptimizerState state, float lr, int batchSize) {
+        Device device = state.device();
         try (Device.Range r = device.range(new StepPart.OptimizerStep(name()))) {
             Kernels k = device.kernels();
-            for (int p = 0; p < replica.params().size(); p++) {
-                Tensor t = replica.params().get(p);
+            for (OptimizerState.Piece piece : state.pieces()) {
                 if (plain()) {
                     // The notebook's sgd: p -= lr * grad / batch_size
-                    k.launch(new Axpy(-lr / batchSize, t.grad(), t.data(), t.size()));
+                    k.launch(new Axpy(-lr / batchSize, piece.grad(), piece.data(), piece.length()));
                 } else {
                     k.launch(new SgdStep(
                             lr,
@@ -90,10 +87,10 @@ public record Sgd(float momentum, float dampening, boolean nesterov, float weigh
                             weightDecay,
                             1f / batchSize,
                             state.steps() == 0,
-                            t.data(),
-                            t.grad(),
-                            momentum == 0 ? t.data() : state.tensor(p, 0),
-                            t.size()));
+                            piece.data(),
+                            piece.grad(),
+                            momentum == 0 ? piece.data() : piece.tensors().getFirst(),
+                            piece.length()));
                 }
             }
         }

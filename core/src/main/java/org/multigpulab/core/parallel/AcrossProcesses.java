@@ -2,6 +2,7 @@ package org.multigpulab.core.parallel;
 
 import java.util.List;
 import org.multigpulab.core.dist.ProcessGroup;
+import org.multigpulab.device.CollectiveCostModel.Collective;
 import org.multigpulab.device.StepPart;
 
 /**
@@ -36,7 +37,9 @@ final class AcrossProcesses {
             }
             first.device().download(first.gradients().slice(offset, length), host, offset);
             // on simulated GPUs the network's time, each process a node
-            first.device().timeline().ifPresent(t -> t.allReduceAcrossNodes((long) length * Float.BYTES, group.size()));
+            first.device()
+                    .timeline()
+                    .ifPresent(t -> t.acrossNodes(Collective.ALL_REDUCE, (long) length * Float.BYTES, group.size()));
             group.allReduce(host, offset, length);
             for (Replica replica : replicas) {
                 replica.device().upload(host, offset, replica.gradients().slice(offset, length));

@@ -18,8 +18,10 @@ public final class Replica implements AutoCloseable {
     private final Device device;
     private final List<String> names;
     private final List<Tensor> params;
+    private final int[] offsets;
     private final Workspace workspace;
-    private final Buffer gradients;
+    private Buffer values;
+    private Buffer gradients;
     private final List<HostTensor> bufferSpecs;
     private final List<Tensor> buffers;
 
@@ -27,12 +29,16 @@ public final class Replica implements AutoCloseable {
             Device device,
             List<String> names,
             List<Tensor> params,
+            int[] offsets,
+            Buffer values,
             Buffer gradients,
             List<HostTensor> bufferSpecs,
             List<Tensor> buffers) {
         this.device = device;
         this.names = names;
         this.params = params;
+        this.offsets = offsets;
+        this.values = values;
         this.gradients = gradients;
         this.bufferSpecs = bufferSpecs;
         this.buffers = buffers;
@@ -42,7 +48,8 @@ public final class Replica implements AutoCloseable {
     /**
      * The notebook's {@code get_params(params, device)}: a copy of {@code params} on {@code device}, gradients enabled.
      * The gradients share one buffer, last parameter first (the order a backward pass produces them), so that
-     * gradients which become ready together lie side by side and can be sent as one bucket.
+     * gradients which become ready together lie side by side and can be sent as one bucket; the parameters share
+     * another laid out alike (PyTorch FSDP's flat parameter), so that a chunk of it is one range to send.
      */
     public static Replica getParams(List<HostTensor> params, Device device) {
         return getState(params, List.of(), device);
@@ -56,23 +63,81 @@ public final class Replica implements AutoCloseable {
             offsets[i] = offset;
             offset += params.get(i).values().length;
         }
+        Buffer values = device.allocate(total);
         Buffer gradients = device.allocate(total);
         List<String> names = new ArrayList<>();
         List<Tensor> tensors = new ArrayList<>();
         for (int i = 0; i < params.size(); i++) {
             HostTensor p = params.get(i);
             names.add(p.name());
-            tensors.add(Tensor.parameter(
-                    device.upload(p.values()), gradients.slice(offsets[i], p.values().length), p.shape()));
+            Buffer data = values.slice(offsets[i], p.size());
+            device.upload(p.values(), 0, data);
+            tensors.add(Tensor.parameter(data, gradients.slice(offsets[i], p.size()), p.shape()));
         }
         List<Tensor> bufferTensors = buffers.stream()
                 .map(b -> Tensor.of(device.upload(b.values()), false, b.shape()))
                 .toList();
         return new Replica(
-                device, List.copyOf(names), List.copyOf(tensors), gradients, List.copyOf(buffers), bufferTensors);
+                device,
+                List.copyOf(names),
+                List.copyOf(tensors),
+                offsets,
+                values,
+                gradients,
+                List.copyOf(buffers),
+                bufferTensors);
     }
 
-    /** All gradients in one buffer, last parameter first; valid once a backward pass has run. */
+    /** Where parameter {@code p} lies in {@link #values()} and {@link #gradients()}. */
+    public int offset(int p) {
+        return offsets[p];
+    }
+
+    /** How many parameter values the model has: the length of {@link #values()} and {@link #gradients()}. */
+    public int length() {
+        return params.stream().mapToInt(Tensor::size).sum();
+    }
+
+    /** All parameters in one buffer, last parameter first; null while {@link #releaseValues released}. */
+    public Buffer values() {
+        return values;
+    }
+
+    /**
+     * Frees the buffer of all parameters (ZeRO stage 3 keeps only its chunk between passes); the parameters may not
+     * be read until {@link #bindValues} gives them another.
+     */
+    public void releaseValues() {
+        values.close();
+        values = null;
+    }
+
+    /** Points the parameters at {@code all}, a buffer of {@link #length()} laid out as {@link #values()}. */
+    public void bindValues(Buffer all) {
+        values = all;
+        for (int p = 0; p < params.size(); p++) {
+            params.get(p).bindData(all.slice(offsets[p], params.get(p).size()));
+        }
+    }
+
+    /** Frees the buffer of all gradients (ZeRO stages 2 and 3 keep only their chunk between steps). */
+    public void releaseGradients() {
+        gradients.close();
+        gradients = null;
+    }
+
+    /** Points the parameters' gradient storage at {@code all}, laid out as {@link #gradients()}; no gradient yet. */
+    public void bindGradients(Buffer all) {
+        gradients = all;
+        for (int p = 0; p < params.size(); p++) {
+            params.get(p).bindGradient(all.slice(offsets[p], params.get(p).size()));
+        }
+    }
+
+    /**
+     * All gradients in one buffer, last parameter first; valid once a backward pass has run; null while
+     * {@link #releaseGradients released}.
+     */
     public Buffer gradients() {
         return gradients;
     }
@@ -137,10 +202,12 @@ public final class Replica implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Tensor t : params) {
-            t.data().close();
+        if (values != null) {
+            values.close();
         }
-        gradients.close();
+        if (gradients != null) {
+            gradients.close();
+        }
         buffers.forEach(b -> b.data().close());
         workspace.close();
     }

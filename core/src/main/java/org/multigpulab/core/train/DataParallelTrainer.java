@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.data.BatchIterator;
@@ -17,7 +18,6 @@ import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.Mode;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.optim.OptimizerState;
-import org.multigpulab.core.parallel.GradientSync;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.core.parallel.Scatter;
 import org.multigpulab.core.parallel.Shard;
@@ -41,9 +41,8 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final Model model;
     private final List<Replica> deviceParams;
     private final TrainConfig config;
-    private final GradientSync gradients;
-    /** The optimizer's state of each replica, in device order. */
-    private final List<OptimizerState> optimizerStates;
+    /** What each device holds of parameters, gradients and the optimizer's state, and how they are kept right. */
+    private final ModelState modelState;
 
     /**
      * The notebook's {@code device_params = [get_params(params, d) for d in devices]} for {@code model}, whose state
@@ -68,10 +67,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         this.deviceParams =
                 devices.stream().map(d -> Replica.getState(params, buffers, d)).toList();
         this.config = config;
-        this.gradients = GradientSync.of(deviceParams, config.allReduce(), config.bucketBytes(), config.processGroup());
-        this.optimizerStates = deviceParams.stream()
-                .map(r -> new OptimizerState(config.optimizer(), r))
-                .toList();
+        this.modelState = new ModelState(deviceParams, config);
     }
 
     private static void checkFits(Model model, List<HostTensor> state) {
@@ -129,14 +125,21 @@ public final class DataParallelTrainer implements AutoCloseable {
         return deviceParams;
     }
 
-    /** Wall seconds spent summing gradients across processes; 0 in one process. */
+    /** Wall seconds spent all-reducing gradients across processes; 0 in one process. */
     public double crossRankSeconds() {
-        return gradients.crossProcessSeconds();
+        return modelState.crossProcessSeconds();
     }
 
-    /** How many times gradients were summed across processes; 0 in one process. */
+    /** How many times gradients were all-reduced across processes; 0 in one process. */
     public long crossRankCalls() {
-        return gradients.crossProcessCalls();
+        return modelState.crossProcessCalls();
+    }
+
+    /** What each device holds between steps, by kind, and its measured peak, in device order. */
+    public List<DeviceMemory> memory() {
+        return IntStream.range(0, deviceParams.size())
+                .mapToObj(modelState::memory)
+                .toList();
     }
 
     /** What one mini-batch (or step) gave: summed loss and correct predictions over this process's shards. */
@@ -181,31 +184,34 @@ public final class DataParallelTrainer implements AutoCloseable {
                 }
                 steps = splitBatch(batch);
                 // Loss is calculated separately on each GPU
+                modelState.beforeForward();
                 steps.forEach(step -> step.forwardAndLoss(model));
+                modelState.afterForward();
                 // Back propagation is performed separately on each GPU; in buckets, summing starts meanwhile
                 boolean accumulate = !first;
+                modelState.beforeBackward(first);
                 if (synchronizing) {
-                    gradients.prepareForBackward();
+                    modelState.prepareForBackward();
                     for (int i = 0; i < steps.size(); i++) {
-                        steps.get(i).backward(gradients.hook(i), accumulate);
+                        steps.get(i).backward(modelState.hook(i), accumulate);
                     }
+                    modelState.afterBackward();
                     break;
                 }
                 steps.forEach(step -> step.backward(t -> {}, accumulate));
+                modelState.afterBackward();
                 earlier = earlier.plus(lossAndMatches(steps, at, lr));
                 steps.forEach(DeviceStep::close);
                 steps = List.of();
             }
-            // Sum all gradients from each GPU and broadcast them to all GPUs
-            gradients.synchronize();
+            // Sum all gradients from each GPU and broadcast them to all GPUs (or leave each its chunk of the sum)
+            modelState.synchronize();
             // The model parameters are updated separately on each GPU; the gradient is summed over the full batch
-            for (int i = 0; i < deviceParams.size(); i++) {
-                config.optimizer().step(deviceParams.get(i), optimizerStates.get(i), lr, images);
-            }
+            modelState.step(lr, images);
             // Only now read back what the last micro-batch gave, so that no GPU waited for the host during the step
             BatchStats last = lossAndMatches(steps, at, lr);
-            StepChecks.finiteGradients(deviceParams.getFirst(), at, lr);
-            if (config.checkReplicas()) {
+            modelState.checkFiniteGradients(at, lr);
+            if (config.checkReplicas() && modelState.replicated()) {
                 StepChecks.replicasIdentical(deviceParams, at);
             }
             return earlier.plus(last);
@@ -436,8 +442,11 @@ public final class DataParallelTrainer implements AutoCloseable {
      */
     public double evaluateAccuracy(Dataset data, int index) {
         requireInput(data.shape());
+        return modelState.withAllParameters(() -> countCorrect(data, deviceParams.get(index)));
+    }
+
+    private double countCorrect(Dataset data, Replica replica) {
         ProcessGroup group = config.processGroup();
-        Replica replica = deviceParams.get(index);
         long correct = 0;
         BatchIterator it = new BatchIterator(data, config.batchSize());
         for (int i = 0; it.hasNext(); i++) {
@@ -460,14 +469,16 @@ public final class DataParallelTrainer implements AutoCloseable {
         return sum[0] / data.count();
     }
 
-    /** The current parameters, read from device 0. */
+    /** The current parameters, read from device 0 (gathered from every device's chunk under ZeRO stage 3). */
     public List<HostTensor> parameters() {
-        return deviceParams.getFirst().download();
+        return modelState.parameters();
     }
 
-    /** The current state, parameters then buffers, read from device 0: what files hold. */
+    /** The current state, parameters then device 0's buffers: what files hold. */
     public List<HostTensor> state() {
-        return deviceParams.getFirst().downloadState();
+        List<HostTensor> all = new ArrayList<>(parameters());
+        all.addAll(deviceParams.getFirst().downloadBuffers());
+        return List.copyOf(all);
     }
 
     /** What a checkpoint holds beside the run's state: the model's state, then the optimizer's. */
@@ -477,9 +488,12 @@ public final class DataParallelTrainer implements AutoCloseable {
         return List.copyOf(all);
     }
 
-    /** The optimizer's state, read from device 0 ({@link OptimizerState#download}); none for plain SGD. */
+    /**
+     * The optimizer's state, read from device 0 or gathered from every device's chunk under ZeRO, as
+     * {@link OptimizerState#toHost} names it; none for plain SGD.
+     */
     public List<HostTensor> optimizerState() {
-        return optimizerStates.getFirst().download();
+        return modelState.optimizerState();
     }
 
     /**
@@ -494,12 +508,12 @@ public final class DataParallelTrainer implements AutoCloseable {
             throw new IllegalArgumentException("the optimizer's state to resume is not " + config.optimizer()
                     + "'s: it keeps " + expected + ", this is " + given);
         }
-        optimizerStates.forEach(s -> s.upload(state));
+        modelState.resumeOptimizer(state);
     }
 
     @Override
     public void close() {
-        optimizerStates.forEach(OptimizerState::close);
+        modelState.close();
         deviceParams.forEach(Replica::close);
     }
 }

@@ -3,8 +3,8 @@ package org.multigpulab.core.train;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
-import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.optim.OptimizerState;
 import org.multigpulab.core.parallel.Replica;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
@@ -34,23 +34,29 @@ final class StepChecks {
     }
 
     /**
-     * One squared norm per parameter (a 1×n by n×1 product on the device), downloaded together and checked. Run
-     * on the summed gradients, so a non-finite one anywhere shows on every device.
+     * One squared norm per piece of the parameters that {@code state} updates (a 1×n by n×1 product on the
+     * device), downloaded together and checked. Run on the summed gradients, so a non-finite one anywhere shows on
+     * every device that owns it.
      */
-    static void finiteGradients(Replica replica, Position at, float lr) {
-        List<Tensor> params = replica.params();
-        Buffer norms = replica.workspace().take(params.size());
+    static void finiteGradients(Replica replica, OptimizerState state, Position at, float lr) {
+        List<OptimizerState.Piece> pieces = state.pieces();
+        Buffer norms = replica.workspace().take(pieces.size());
         try {
-            for (int p = 0; p < params.size(); p++) {
-                Tensor t = params.get(p);
+            for (int i = 0; i < pieces.size(); i++) {
+                Buffer g = pieces.get(i).grad();
                 replica.device()
                         .kernels()
-                        .launch(new Gemm(false, true, 1, 1, t.size(), 1f, t.grad(), t.grad(), 0f, norms.slice(p, 1)));
+                        .launch(new Gemm(false, true, 1, 1, g.length(), 1f, g, g, 0f, norms.slice(i, 1)));
             }
             float[] host = replica.device().download(norms);
-            for (int p = 0; p < params.size(); p++) {
-                if (!Float.isFinite(host[p])) {
-                    throw diverged("the gradient of " + replica.names().get(p), replica.device(), at, lr);
+            for (int i = 0; i < pieces.size(); i++) {
+                if (!Float.isFinite(host[i])) {
+                    throw diverged(
+                            "the gradient of "
+                                    + replica.names().get(pieces.get(i).parameter()),
+                            replica.device(),
+                            at,
+                            lr);
                 }
             }
         } finally {

@@ -50,6 +50,16 @@ class ProcessGroupTest {
             public void broadcast(float[] data, int root) {}
 
             @Override
+            public void reduceScatter(float[] data, int[] parts) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void allGather(float[] data, int[] parts) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
             public void abort(String why, int exitCode) {}
 
             @Override

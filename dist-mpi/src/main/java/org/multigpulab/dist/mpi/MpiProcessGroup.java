@@ -73,6 +73,41 @@ final class MpiProcessGroup implements ProcessGroup {
     }
 
     @Override
+    public void reduceScatter(float[] data, int[] parts) {
+        int length = parts[size] - parts[0];
+        MemorySegment native_ = buffer((long) length * Float.BYTES);
+        MemorySegment.copy(data, parts[0], native_, ValueLayout.JAVA_FLOAT, 0, length);
+        // in place, the rank's summed part comes back at the start of the buffer
+        mpi.reduceScatterInPlace(native_, counts(parts), mpi.floatType);
+        MemorySegment.copy(native_, ValueLayout.JAVA_FLOAT, 0, data, parts[rank], parts[rank + 1] - parts[rank]);
+    }
+
+    @Override
+    public void allGather(float[] data, int[] parts) {
+        int length = parts[size] - parts[0];
+        MemorySegment native_ = buffer((long) length * Float.BYTES);
+        MemorySegment.copy(data, parts[0], native_, ValueLayout.JAVA_FLOAT, 0, length);
+        int[] displacements = new int[size];
+        for (int r = 0; r < size; r++) {
+            displacements[r] = parts[r] - parts[0];
+        }
+        mpi.allGatherInPlace(native_, counts(parts), displacements, mpi.floatType);
+        MemorySegment.copy(native_, ValueLayout.JAVA_FLOAT, 0, data, parts[0], length);
+    }
+
+    private int[] counts(int[] parts) {
+        if (parts.length != size + 1) {
+            throw new IllegalArgumentException(
+                    "a collective over " + size + " ranks needs " + (size + 1) + " part bounds, not " + parts.length);
+        }
+        int[] counts = new int[size];
+        for (int r = 0; r < size; r++) {
+            counts[r] = parts[r + 1] - parts[r];
+        }
+        return counts;
+    }
+
+    @Override
     public void abort(String why, int exitCode) {
         System.err.println(why);
         System.err.flush();

@@ -41,6 +41,8 @@ final class OpenMpi {
             commRank,
             commSize,
             allreduce,
+            reduceScatter,
+            allGatherv,
             bcast,
             abort,
             finalizeMpi,
@@ -59,6 +61,11 @@ final class OpenMpi {
         commSize = handle("MPI_Comm_size", FunctionDescriptor.of(INT, ADDRESS, ADDRESS));
         allreduce =
                 handle("MPI_Allreduce", FunctionDescriptor.of(INT, ADDRESS, ADDRESS, INT, ADDRESS, ADDRESS, ADDRESS));
+        reduceScatter = handle(
+                "MPI_Reduce_scatter", FunctionDescriptor.of(INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        allGatherv = handle(
+                "MPI_Allgatherv",
+                FunctionDescriptor.of(INT, ADDRESS, INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         bcast = handle("MPI_Bcast", FunctionDescriptor.of(INT, ADDRESS, INT, ADDRESS, INT, ADDRESS));
         abort = handle("MPI_Abort", FunctionDescriptor.of(INT, ADDRESS, INT));
         finalizeMpi = handle("MPI_Finalize", FunctionDescriptor.of(INT));
@@ -165,6 +172,33 @@ final class OpenMpi {
             check("MPI_Allreduce", (int) allreduce.invokeExact(IN_PLACE, data, count, type, sum, commWorld));
         } catch (Throwable e) {
             throw wrap("MPI_Allreduce", e);
+        }
+    }
+
+    /**
+     * {@code MPI_Reduce_scatter(MPI_IN_PLACE, data, counts, type, MPI_SUM, MPI_COMM_WORLD)}: the sum of this rank's
+     * block, the blocks of {@code counts} laid end to end in {@code data}, left at its start.
+     */
+    void reduceScatterInPlace(MemorySegment data, int[] counts, MemorySegment type) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment c = arena.allocateFrom(INT, counts);
+            check("MPI_Reduce_scatter", (int) reduceScatter.invokeExact(IN_PLACE, data, c, type, sum, commWorld));
+        } catch (Throwable e) {
+            throw wrap("MPI_Reduce_scatter", e);
+        }
+    }
+
+    /**
+     * {@code MPI_Allgatherv(MPI_IN_PLACE, 0, type, data, counts, displacements, type, MPI_COMM_WORLD)}: each rank's
+     * block, where it lies in {@code data}, copied to every other rank.
+     */
+    void allGatherInPlace(MemorySegment data, int[] counts, int[] displacements, MemorySegment type) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment c = arena.allocateFrom(INT, counts);
+            MemorySegment d = arena.allocateFrom(INT, displacements);
+            check("MPI_Allgatherv", (int) allGatherv.invokeExact(IN_PLACE, 0, type, data, c, d, type, commWorld));
+        } catch (Throwable e) {
+            throw wrap("MPI_Allgatherv", e);
         }
     }
 

@@ -26,6 +26,33 @@ public final class MpiSmoke {
         float[] shared = {rank * 10f, rank * 10f + 1};
         group.broadcast(shared, 0);
         check(shared[0] == 0f && shared[1] == 1f, "broadcast gave " + Arrays.toString(shared));
+        // parts of uneven lengths, starting past the array's start, as ZeRO's chunks are
+        int[] parts = new int[size + 1];
+        parts[0] = 3;
+        for (int r = 0; r < size; r++) {
+            parts[r + 1] = parts[r] + 5 + r;
+        }
+        float[] scattered = new float[parts[size] + 2];
+        for (int i = 0; i < scattered.length; i++) {
+            scattered[i] = i * (rank + 1);
+        }
+        group.reduceScatter(scattered, parts);
+        for (int i = parts[rank]; i < parts[rank + 1]; i++) {
+            check(scattered[i] == i * total, "reduceScatter gave " + scattered[i] + " at " + i + ", not " + i * total);
+        }
+        check(scattered[0] == 0 && scattered[1] == rank + 1, "reduceScatter touched elements before its parts");
+        float[] gathered = new float[parts[size] + 2];
+        Arrays.fill(gathered, -1);
+        for (int i = parts[rank]; i < parts[rank + 1]; i++) {
+            gathered[i] = rank * 100 + i;
+        }
+        group.allGather(gathered, parts);
+        for (int r = 0; r < size; r++) {
+            for (int i = parts[r]; i < parts[r + 1]; i++) {
+                check(gathered[i] == r * 100 + i, "allGather gave " + gathered[i] + " at " + i);
+            }
+        }
+        check(gathered[0] == -1 && gathered[gathered.length - 1] == -1, "allGather touched elements outside its parts");
         System.out.println("rank " + rank + " of " + size + " ok: " + group.description());
         group.close();
     }

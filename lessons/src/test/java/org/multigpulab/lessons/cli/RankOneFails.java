@@ -68,6 +68,16 @@ public final class RankOneFails implements ProcessGroup.Provider {
             }
 
             @Override
+            public void reduceScatter(float[] data, int[] parts) {
+                mpi.reduceScatter(data, parts);
+            }
+
+            @Override
+            public void allGather(float[] data, int[] parts) {
+                mpi.allGather(data, parts);
+            }
+
+            @Override
             public void abort(String why, int exitCode) {
                 mpi.abort(why, exitCode);
             }

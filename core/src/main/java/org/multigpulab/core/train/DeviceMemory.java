@@ -1,0 +1,23 @@
+package org.multigpulab.core.train;
+
+import org.multigpulab.device.DeviceId;
+
+/**
+ * What one device of a training run holds between steps, in bytes: its parameters, gradients and optimizer state
+ * (all of them, or its chunk under ZeRO) and the model's buffers; and the most its device had allocated at once
+ * ({@code peak}, as the device counts it), which adds what a step holds besides: activations, the parameters and
+ * gradients that ZeRO gathers for a pass, the workspace.
+ */
+public record DeviceMemory(
+        DeviceId device, long parameters, long gradients, long optimizerState, long buffers, long peak) {
+
+    /** Parameters, gradients and optimizer state: what ZeRO's stages shard. */
+    public long modelState() {
+        return parameters + gradients + optimizerState;
+    }
+
+    /** All that stays allocated between steps. */
+    public long betweenSteps() {
+        return modelState() + buffers;
+    }
+}
