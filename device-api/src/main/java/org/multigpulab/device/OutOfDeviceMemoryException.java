@@ -8,7 +8,8 @@ public final class OutOfDeviceMemoryException extends DeviceException {
 
     public OutOfDeviceMemoryException(DeviceId device, long requestedBytes, long freeBytes, long capacityBytes) {
         super("out of memory on " + device + ": asked for " + requestedBytes + " bytes, " + freeBytes
-                + " bytes free of " + capacityBytes + "; use a smaller --batch-size or more devices");
+                + " bytes free of " + capacityBytes + "; use a smaller --batch-size, more devices, or shard the model"
+                + " state over them (--zero 1, 2 or 3)");
         this.requestedBytes = requestedBytes;
         this.freeBytes = freeBytes;
     }

@@ -91,11 +91,11 @@ public interface Model {
     }
 
     /**
-     * The models {@link #named} knows: the notebook's LeNet, d2l's MLP, and any other model on the class path that
+     * The models {@link #named} knows: the notebook's LeNet, d2l's MLP (and made wide), and any other model on the class path that
      * names itself in {@code META-INF/services/org.multigpulab.core.model.Model} ({@link ServiceLoader}).
      */
     static List<Model> all() {
-        List<Model> models = new ArrayList<>(List.of(new LeNet(), new Mlp()));
+        List<Model> models = new ArrayList<>(List.of(new LeNet(), new Mlp(), Mlp.wide()));
         ServiceLoader.load(Model.class).forEach(models::add);
         return List.copyOf(models);
     }
@@ -108,9 +108,9 @@ public interface Model {
             }
         }
         throw new IllegalArgumentException("unknown model '" + name + "'; choose lenet (the notebook's LeNet), mlp"
-                + " (d2l's multilayer perceptron)"
+                + " (d2l's multilayer perceptron), mlp-wide (the same with 8,192 hidden units)"
                 + all().stream()
-                        .skip(2)
+                        .skip(3)
                         .map(m -> ", " + m.name().toLowerCase(Locale.ROOT))
                         .collect(Collectors.joining()));
     }

@@ -22,7 +22,9 @@ public final class Lessons {
             new ConciseExercise2Lesson(),
             new ScalingLesson(),
             new MultiProcessLesson(),
-            new CheckpointLesson());
+            new CheckpointLesson(),
+            new AccumulationLesson(),
+            new ZeroLesson());
 
     private Lessons() {}
 

@@ -133,7 +133,7 @@ public final class TimeOnlyEpoch {
      * Images of the right size whose values do not matter, as nothing is computed; the test set, which the trainer
      * evaluates after the timed epoch, is one image.
      */
-    private static FashionMnist.Splits blank(ImageShape image, int trainSamples) {
+    public static FashionMnist.Splits blank(ImageShape image, int trainSamples) {
         int pixels = image.length();
         return new FashionMnist.Splits(
                 new Dataset("blank", new byte[trainSamples * pixels], new byte[trainSamples], trainSamples, image),

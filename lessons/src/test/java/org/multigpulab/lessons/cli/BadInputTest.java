@@ -120,7 +120,12 @@ class BadInputTest {
                 Arguments.of(List.of("--optimizer", "adam", "--betas", "0.9"), "--betas takes two numbers"),
                 Arguments.of(
                         List.of("--model", "resnet"),
-                        "unknown model 'resnet'; choose lenet (the notebook's LeNet), mlp (d2l's multilayer perceptron)"),
+                        "unknown model 'resnet'; choose lenet (the notebook's LeNet), mlp (d2l's multilayer perceptron),"
+                                + " mlp-wide (the same with 8,192 hidden units)"),
+                Arguments.of(List.of("--accumulate", "0"), "--accumulate must be 1 or more, not 0"),
+                Arguments.of(
+                        List.of("--zero", "4"),
+                        "--zero must be a ZeRO stage, 0 (nothing sharded) to 3 (parameters sharded), not 4"),
                 Arguments.of(
                         List.of("--model", "mlp", "--load", lenet.toString()),
                         "tensor W1 has shape [20, 1, 3, 3] but the model's W1 is [784, 256]"),

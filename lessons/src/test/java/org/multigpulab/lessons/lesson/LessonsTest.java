@@ -271,6 +271,36 @@ class LessonsTest {
         ClaimLines.assertAgree(claim.notice());
     }
 
+    /**
+     * The zero lesson: every stage's update bit for bit stage 0's; in every row of its table the model state the
+     * simulated GPU accounted is what the ZeRO paper counts; its conclusion agrees with its numbers.
+     */
+    @Test
+    void zeroHoldsWhatZeroCountsAndMakesTheSameUpdate() {
+        ZeroLesson.Result r = new ZeroLesson().measure(ctx(4));
+        assertEquals(List.of(0.0, 0.0, 0.0), r.distances());
+        assertEquals(16, r.rows().size());
+        for (ZeroLesson.Row row : r.rows()) {
+            assertEquals(row.zeroCount(), row.memory().modelState(), row.gpus() + " GPUs, " + row.stage());
+        }
+        assertTrue(r.outOfMemory().startsWith("out of memory on sim:0"), r.outOfMemory());
+        Claim c = ZeroLesson.conclusion(r);
+        assertTrue(c.holds(), c.text());
+        System.out.println(c.notice());
+        assertEquals(2, ClaimLines.assertAgree(c.notice()), c.notice());
+    }
+
+    /** The accumulation lesson: the large batch's update, K times fewer bytes; its conclusion agrees with them. */
+    @Test
+    void accumulationMakesTheLargeBatchesUpdateWithFewerBytes() {
+        AccumulationLesson.Result r = new AccumulationLesson().measure(ctx(2));
+        assertEquals(r.large().steps(), r.accumulated().steps());
+        assertTrue(r.small().steps() > 3 * r.accumulated().steps(), r.small() + " vs " + r.accumulated());
+        Claim c = AccumulationLesson.conclusion(r);
+        assertTrue(c.holds(), c.text());
+        assertEquals(2, ClaimLines.assertAgree(c.notice()), c.notice());
+    }
+
     @Test
     void conciseTrainsAsOnOneDevice() {
         double[] acc = ConciseLesson.train(ctx(2), 2, 2, 32, 0.2f);

@@ -1,0 +1,338 @@
+package org.multigpulab.lessons.lesson;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.multigpulab.core.data.BatchIterator;
+import org.multigpulab.core.data.FashionMnist;
+import org.multigpulab.core.model.HostTensor;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.Mlp;
+import org.multigpulab.core.model.Model;
+import org.multigpulab.core.model.UpdateDistance;
+import org.multigpulab.core.optim.Adam;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ZeroStage;
+import org.multigpulab.core.train.DataParallelTrainer;
+import org.multigpulab.core.train.DeviceMemory;
+import org.multigpulab.core.train.TrainConfig;
+import org.multigpulab.device.Backends;
+import org.multigpulab.device.CollectiveCostModel;
+import org.multigpulab.device.CollectiveCostModel.Collective;
+import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.OutOfDeviceMemoryException;
+import org.multigpulab.device.Timeline;
+import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
+
+/**
+ * ZeRO's stages as a trade: what each GPU holds of the model's state against the bytes it sends each step. First the
+ * same update from every stage; then, for d2l's MLP made wide (its parameters and Adam's state outweigh its
+ * activations), each GPU's memory and traffic at stages 0 to 3 on 1, 2, 4 and 8 simulated A100s; then the
+ * out-of-memory error a student meets at stage 0 on GPUs of 96 MB, which the other stages avoid.
+ */
+public final class ZeroLesson implements Lesson {
+
+    static final int[] GPUS = {1, 2, 4, 8};
+    private static final String PROFILE = "a100";
+    private static final int IMAGES_PER_GPU = 32;
+    private static final int TIMED_STEPS = 3;
+    private static final int SAME_UPDATE_STEPS = 10;
+    private static final float LR = 1e-3f;
+    /** The memory of the small GPUs, in MB: stage 0's 16Ψ of the wide MLP (104 MB) does not fit, stage 1's does. */
+    static final int SMALL_GPU_MB = 96;
+    /** DDP's default bucket_cap_mb, 25 MB. */
+    private static final long DDP_BUCKET_BYTES = 25_000_000;
+
+    /**
+     * One stage on {@code gpus} GPUs: GPU 0's memory, the model state ZeRO's paper counts for it, the bytes GPU 0
+     * sent per step, the stage's collectives per step in the NCCL model, and the simulated step.
+     */
+    public record Row(
+            int gpus,
+            ZeroStage stage,
+            DeviceMemory memory,
+            long zeroCount,
+            long sentPerStep,
+            double collectivesSec,
+            double stepSec) {}
+
+    /** The lesson's measurements: each stage's update distance to stage 0's, the table, the small GPUs' runs. */
+    public record Result(List<Double> distances, List<Row> rows, String outOfMemory, List<Row> smallGpus) {}
+
+    @Override
+    public String name() {
+        return "zero";
+    }
+
+    @Override
+    public String summary() {
+        return "ZeRO stages 0-3: the same update; what each simulated GPU holds against what it sends; OOM avoided";
+    }
+
+    @Override
+    public void run(LessonContext ctx) {
+        Result r = measure(ctx);
+        ctx.out().println(conclusion(r).notice());
+    }
+
+    public Result measure(LessonContext ctx) {
+        List<Double> distances = sameUpdate(ctx);
+        Mlp wide = Mlp.wide();
+        List<HostTensor> init = wide.initialState(1);
+        ctx.out()
+                .printf(
+                        Locale.ROOT,
+                        "%nAdamW in float32 on simulated %ss, time-only (nothing computed), %s: Ψ = %,d parameters, %d"
+                                + " images per GPU. ZeRO counts a GPU's model state as 16Ψ, 8Ψ + 8Ψ/N, 4Ψ + 12Ψ/N and"
+                                + " 16Ψ/N bytes for stages 0 to 3 on N GPUs.%n",
+                        PROFILE.toUpperCase(Locale.ROOT),
+                        "d2l's MLP with 8,192 hidden units",
+                        wide.parameterCount(),
+                        IMAGES_PER_GPU);
+        ctx.out()
+                .printf(
+                        "%4s %5s %9s %9s %9s | %11s %12s | %9s | %9s | %17s | %10s%n",
+                        "GPUs",
+                        "stage",
+                        "params",
+                        "grads",
+                        "Adam",
+                        "model state",
+                        "ZeRO's count",
+                        "peak",
+                        "sent/step",
+                        "NCCL collectives",
+                        "step (sim)");
+        List<Row> rows = new ArrayList<>();
+        for (int gpus : GPUS) {
+            for (ZeroStage stage : ZeroStage.values()) {
+                Row row = timed(wide, init, gpus, stage, 0);
+                rows.add(row);
+                print(ctx, row);
+            }
+        }
+        ctx.out()
+                .printf(
+                        Locale.ROOT,
+                        "%nThe same on 4 GPUs of %d MB each (--memory-mb), as a student with small GPUs would meet it:%n",
+                        SMALL_GPU_MB);
+        String outOfMemory = null;
+        List<Row> small = new ArrayList<>();
+        for (ZeroStage stage : ZeroStage.values()) {
+            try {
+                Row row = timed(wide, init, 4, stage, SMALL_GPU_MB);
+                small.add(row);
+                ctx.out()
+                        .printf(
+                                Locale.ROOT,
+                                "  stage %d: fits, peak %s of %d MB%n",
+                                stage.number(),
+                                mb(row.memory().peak()),
+                                SMALL_GPU_MB);
+            } catch (OutOfDeviceMemoryException e) {
+                if (outOfMemory == null) {
+                    outOfMemory = e.getMessage();
+                }
+                ctx.out().printf("  stage %d: %s%n", stage.number(), e.getMessage());
+            }
+        }
+        return new Result(distances, rows, outOfMemory, small);
+    }
+
+    /**
+     * LeNet trained with AdamW for a few steps on the lesson's devices at every stage from the same start: the
+     * distance of each stage's update to stage 0's.
+     */
+    private static List<Double> sameUpdate(LessonContext ctx) {
+        int gpus = ctx.gpus(4);
+        int batch = ctx.batchSize();
+        LeNet lenet = new LeNet();
+        List<HostTensor> init = lenet.initialState(1);
+        FashionMnist.Splits data = ctx.data();
+        int steps = Math.min(
+                SAME_UPDATE_STEPS, BatchIterator.batchesPerEpoch(data.train().count(), batch));
+        ctx.out()
+                .printf(
+                        Locale.ROOT,
+                        "The same update: LeNet, AdamW (lr %s), %d steps of %d images on %d GPUs, at every stage from"
+                                + " the same start, the gradients summed by a ring as NCCL does (all of them at once"
+                                + " in stages 0 and 1).%n",
+                        LR,
+                        steps,
+                        batch,
+                        gpus);
+        List<HostTensor> plain = null;
+        List<Double> distances = new ArrayList<>();
+        for (ZeroStage stage : ZeroStage.values()) {
+            TrainConfig config = ringAllReduce(
+                    LessonContext.recipe(1, batch, LR).withOptimizer(Adam.adamW()), stage, Long.MAX_VALUE);
+            List<Device> devices = ctx.open(gpus);
+            List<HostTensor> after;
+            try (DataParallelTrainer trainer = new DataParallelTrainer(devices, lenet, init, config)) {
+                BatchIterator it = new BatchIterator(data.train(), batch);
+                for (int s = 0; s < steps; s++) {
+                    trainer.trainBatch(it.next(), LR, 1);
+                }
+                after = trainer.parameters();
+            } finally {
+                devices.forEach(Device::close);
+            }
+            if (plain == null) {
+                plain = after;
+                continue;
+            }
+            double d = UpdateDistance.of(init, after, plain).worst().relative();
+            distances.add(d);
+            ctx.out()
+                    .printf(
+                            Locale.ROOT,
+                            "  stage %d: the update %s stage 0's%n",
+                            stage.number(),
+                            d == 0 ? "is bit for bit" : String.format(Locale.ROOT, "is within %.1e of", d));
+        }
+        return distances;
+    }
+
+    /**
+     * {@code model} from {@code init} on {@code gpus} time-only A100s (of {@code memoryMb} each, 0 for the
+     * profile's) at {@code stage}: its memory once the trainer stands, then {@link #TIMED_STEPS} steps timed.
+     */
+    static Row timed(Model model, List<HostTensor> init, int gpus, ZeroStage stage, int memoryMb) {
+        Map<String, String> options = new HashMap<>();
+        options.put("compute", "off");
+        options.put("profile", PROFILE);
+        if (memoryMb > 0) {
+            options.put("memory-mb", Integer.toString(memoryMb));
+        }
+        List<Device> devices = Backends.open("sim", new DeviceRequest(gpus, options));
+        int batch = IMAGES_PER_GPU * gpus;
+        TrainConfig config = ringAllReduce(
+                new TrainConfig(1, batch, LR, 1, false, false).withOptimizer(Adam.adamW()), stage, DDP_BUCKET_BYTES);
+        try (DataParallelTrainer trainer = new DataParallelTrainer(devices, model, init, config)) {
+            Timeline timeline = trainer.timeline().orElseThrow();
+            Device first = devices.getFirst();
+            BatchIterator it = new BatchIterator(
+                    TimeOnlyEpoch.blank(model.input(), batch * TIMED_STEPS).train(), batch);
+            double start = timeline.now();
+            long sent = first.stats().bytesToPeers();
+            for (int s = 0; s < TIMED_STEPS; s++) {
+                trainer.trainBatch(it.next(), LR, 1);
+                devices.forEach(Device::synchronize);
+            }
+            long psi = model.parameterCount();
+            return new Row(
+                    gpus,
+                    stage,
+                    trainer.memory().getFirst(),
+                    stage.modelStateBytes(psi, gpus, config.optimizer().stateTensors()),
+                    (first.stats().bytesToPeers() - sent) / TIMED_STEPS,
+                    collectivesSec(stage, gpus, psi * Float.BYTES),
+                    (timeline.now() - start) / TIMED_STEPS);
+        } finally {
+            devices.forEach(Device::close);
+        }
+    }
+
+    /**
+     * {@code config} at {@code stage}, the gradients summed by a ring: in stages 0 and 1 all-reduced in buckets of
+     * {@code bucketBytes} during the backward pass, as DDP does; stages 2 and 3 reduce-scatter them all after it.
+     */
+    private static TrainConfig ringAllReduce(TrainConfig config, ZeroStage stage, long bucketBytes) {
+        return config.withAllReduce(AllReduceAlgorithm.RING)
+                .withBucketBytes(stage.shardsGradients() ? 0 : bucketBytes)
+                .withZero(stage);
+    }
+
+    /**
+     * The collectives a step of {@code stage} runs over the {@code bytes} of float32 gradients or parameters: stage 0
+     * all-reduces the gradients; stage 1 also all-gathers the updated parameters (as PyTorch's
+     * ZeroRedundancyOptimizer beside DDP); stage 2 reduce-scatters the gradients instead; stage 3 all-gathers the
+     * parameters before the forward and again before the backward pass.
+     */
+    static List<Collective> collectives(ZeroStage stage) {
+        return switch (stage) {
+            case NONE -> List.of(Collective.ALL_REDUCE);
+            case OPTIMIZER -> List.of(Collective.ALL_REDUCE, Collective.ALL_GATHER);
+            case GRADIENTS -> List.of(Collective.REDUCE_SCATTER, Collective.ALL_GATHER);
+            case PARAMETERS -> List.of(Collective.ALL_GATHER, Collective.ALL_GATHER, Collective.REDUCE_SCATTER);
+        };
+    }
+
+    /** {@link #collectives} of {@code bytes} on {@code gpus} A100s in one node, timed by the NCCL model. */
+    private static double collectivesSec(ZeroStage stage, int gpus, long bytes) {
+        if (gpus == 1) {
+            return 0;
+        }
+        CollectiveCostModel.CostedSystem system =
+                CollectiveCostModel.find().system(new CollectiveCostModel.SystemSpec(gpus, 1, PROFILE, null, null, 0));
+        return collectives(stage).stream()
+                .mapToDouble(c -> system.estimate(c, bytes, "auto").seconds())
+                .sum();
+    }
+
+    private static void print(LessonContext ctx, Row r) {
+        DeviceMemory m = r.memory();
+        ctx.out()
+                .printf(
+                        Locale.ROOT,
+                        "%4d %5d %9s %9s %9s | %11s %12s | %9s | %9s | %14.2f ms | %7.2f ms%n",
+                        r.gpus(),
+                        r.stage().number(),
+                        mb(m.parameters()),
+                        mb(m.gradients()),
+                        mb(m.optimizerState()),
+                        mb(m.modelState()),
+                        mb(r.zeroCount()),
+                        mb(m.peak()),
+                        mb(r.sentPerStep()),
+                        r.collectivesSec() * 1e3,
+                        r.stepSec() * 1e3);
+    }
+
+    private static String mb(long bytes) {
+        return String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
+    }
+
+    /**
+     * What the measurements say: every stage's update is stage 0's, bit for bit with the same ring; on 8 GPUs stage 3 holds about an
+     * eighth of stage 0's model state and sends about 1.5 times its bytes; the small GPUs ran out of memory at
+     * stage 0 only.
+     */
+    static Claim conclusion(Result r) {
+        double worst =
+                r.distances().stream().mapToDouble(Double::doubleValue).max().orElse(0);
+        Claim same = new Claim(
+                worst == 0,
+                worst == 0
+                        ? "every stage made stage 0's update bit for bit"
+                        : "a stage's update differed from stage 0's by " + String.format(Locale.ROOT, "%.1e", worst));
+        Row zero8 = find(r.rows(), 8, ZeroStage.NONE), three8 = find(r.rows(), 8, ZeroStage.PARAMETERS);
+        Claim memory = Claim.ratioAbove(
+                "on 8 GPUs, stage 0's model state per GPU over stage 3's",
+                zero8.memory().modelState(),
+                three8.memory().modelState(),
+                7.9);
+        Claim traffic = Claim.ratioAbove(
+                "stage 3's bytes sent per step over stage 0's", three8.sentPerStep(), zero8.sentPerStep(), 1.4);
+        boolean oom = r.outOfMemory() != null
+                && r.smallGpus().size() == 3
+                && r.smallGpus().stream().allMatch(row -> row.stage() != ZeroStage.NONE);
+        boolean holds = same.holds() && memory.holds() && traffic.holds() && oom;
+        return new Claim(
+                holds,
+                same.text() + "; " + memory.text() + ", for " + traffic.text() + "; on " + SMALL_GPU_MB + " MB GPUs "
+                        + (oom
+                                ? "stage 0 ran out of memory and stages 1 to 3 fit."
+                                : "the runs did not split as expected (stage 0 out of memory, the others fitting)."));
+    }
+
+    private static Row find(List<Row> rows, int gpus, ZeroStage stage) {
+        return rows.stream()
+                .filter(row -> row.gpus() == gpus && row.stage() == stage)
+                .findFirst()
+                .orElseThrow();
+    }
+}
