@@ -365,6 +365,8 @@ final class TrainCommand implements Callable<Integer> {
             run.listener(new EpochTimes("sec/epoch, " + name, plots, "sec-per-epoch"));
         }
         run.train(splits, (trainer, result) -> {
+            // under ZeRO stage 3 the parameters are gathered from every rank's chunks: every rank takes part
+            List<HostTensor> trained = save != null ? trainer.state() : null;
             if (!lead) {
                 return null;
             }
@@ -384,7 +386,7 @@ final class TrainCommand implements Callable<Integer> {
             out.println(result.summaryLine()
                     + (group.size() > 1 ? String.format(Locale.ROOT, " × %d processes", group.size()) : ""));
             if (save != null) {
-                SafeTensors.write(save, trainer.state());
+                SafeTensors.write(save, trained);
             }
             if (trace != null) {
                 ChromeTrace.write(trace, trainer.timeline().orElseThrow());

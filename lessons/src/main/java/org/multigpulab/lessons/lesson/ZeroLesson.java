@@ -25,6 +25,9 @@ import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
 import org.multigpulab.device.OutOfDeviceMemoryException;
 import org.multigpulab.device.Timeline;
+import org.multigpulab.lessons.plot.ChartFiles;
+import org.multigpulab.lessons.plot.Charts;
+import org.multigpulab.lessons.plot.Curve;
 import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 
 /**
@@ -75,7 +78,32 @@ public final class ZeroLesson implements Lesson {
     @Override
     public void run(LessonContext ctx) {
         Result r = measure(ctx);
+        plot(ctx, r.rows());
         ctx.out().println(conclusion(r).notice());
+    }
+
+    /** The table's trade as two bar charts, one bar per stage at each GPU count: memory held, bytes sent. */
+    private static void plot(LessonContext ctx, List<Row> rows) {
+        List<Curve> held = new ArrayList<>(), sent = new ArrayList<>();
+        for (ZeroStage stage : ZeroStage.values()) {
+            Curve h = new Curve("stage " + stage.number()), s = new Curve("stage " + stage.number());
+            for (Row r : rows) {
+                if (r.stage() == stage) {
+                    h.add(r.gpus(), r.memory().modelState() / 1e6);
+                    s.add(r.gpus(), r.sentPerStep() / 1e6);
+                }
+            }
+            held.add(h);
+            sent.add(s);
+        }
+        ChartFiles.save(
+                Charts.bars("ZeRO: model state each GPU holds", "GPUs", "MB (parameters, gradients, Adam)", held),
+                ctx.plots(),
+                "zero-memory");
+        ChartFiles.save(
+                Charts.bars("ZeRO: what each GPU sends per step", "GPUs", "MB sent per step", sent),
+                ctx.plots(),
+                "zero-bytes-sent");
     }
 
     public Result measure(LessonContext ctx) {
