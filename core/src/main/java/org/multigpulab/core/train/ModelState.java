@@ -38,6 +38,7 @@ final class ModelState implements AutoCloseable {
     private final List<Replica> replicas;
     private final ProcessGroup group;
     private final Optimizer optimizer;
+    /** Stages 1 to 3: the chunk each device owns; null in stage 0. */
     private final FlatShards shards;
     /** Stages 0 and 1: the all-reduce of the gradients; null in stages 2 and 3. */
     private final GradientSync allReduce;
@@ -53,7 +54,7 @@ final class ModelState implements AutoCloseable {
         this.replicas = replicas;
         this.group = config.processGroup();
         this.optimizer = config.optimizer();
-        this.shards = new FlatShards(replicas, group);
+        this.shards = stage.shardsOptimizerState() ? new FlatShards(replicas, group) : null;
         if (stage.shardsGradients() && config.bucketBytes() > 0) {
             throw new IllegalArgumentException("ZeRO stage " + stage.number() + " reduce-scatters the gradients after"
                     + " the backward pass, not in buckets: leave out the bucket size, or take stage 0 or 1");
@@ -255,7 +256,7 @@ final class ModelState implements AutoCloseable {
     DeviceMemory memory(int d) {
         Replica r = replicas.get(d);
         long all = (long) Float.BYTES * r.length();
-        long chunk = (long) Float.BYTES * shards.length(d);
+        long chunk = shards == null ? all : (long) Float.BYTES * shards.length(d);
         long buffers = (long) Float.BYTES
                 * r.buffers().stream().mapToLong(Tensor::size).sum();
         return new DeviceMemory(

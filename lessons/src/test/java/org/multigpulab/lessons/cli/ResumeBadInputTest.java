@@ -20,6 +20,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.train.Checkpoint;
 import org.multigpulab.lessons.files.CheckpointFile;
 import org.multigpulab.lessons.files.SafeTensors;
 
@@ -63,7 +64,9 @@ class ResumeBadInputTest {
                         contents.tensors(),
                         Map.of(
                                 CheckpointFile.KEY,
-                                json.replace("multigpu-lab/checkpoint/2", "multigpu-lab/checkpoint/3"))));
+                                json.replace(
+                                        "multigpu-lab/checkpoint/" + Checkpoint.SCHEMA,
+                                        "multigpu-lab/checkpoint/" + (Checkpoint.SCHEMA + 1)))));
         SafeTensors.write(dir.resolve("params.safetensors"), new LeNet().initialState(0));
     }
 
@@ -74,7 +77,8 @@ class ResumeBadInputTest {
                         List.of("--model", "mlp", "--resume", "truncated.ckpt"), "not a readable safetensors file"),
                 Arguments.of(
                         List.of("--model", "mlp", "--resume", "newer.ckpt"),
-                        "written by a newer multigpu-lab (checkpoint schema 3; this one reads up to 2)"),
+                        "written by a newer multigpu-lab (checkpoint schema " + (Checkpoint.SCHEMA + 1)
+                                + "; this one reads up to " + Checkpoint.SCHEMA + ")"),
                 Arguments.of(
                         List.of("--model", "mlp", "--resume", "mlp.ckpt", "--optimizer", "adam", "--lr", "0.2"),
                         "its optimizer is sgd, this run's adam (betas 0.9, 0.999, eps 1.0E-8, weight decay 0.0)"),
