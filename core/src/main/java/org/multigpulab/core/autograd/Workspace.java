@@ -15,6 +15,7 @@ public final class Workspace implements AutoCloseable {
 
     private final Device device;
     private final Map<Integer, ArrayDeque<Buffer>> free = new HashMap<>();
+    private long bytes;
 
     public Workspace(Device device) {
         this.device = device;
@@ -27,7 +28,19 @@ public final class Workspace implements AutoCloseable {
     /** A buffer of exactly {@code length} floats with unspecified contents. */
     public Buffer take(int length) {
         ArrayDeque<Buffer> kept = free.get(length);
-        return kept == null || kept.isEmpty() ? device.allocate(length) : kept.pop();
+        if (kept == null || kept.isEmpty()) {
+            bytes += (long) length * Float.BYTES;
+            return device.allocate(length);
+        }
+        return kept.pop();
+    }
+
+    /**
+     * The bytes it has allocated, handed out or kept: the most a step has held at once in activations, their
+     * gradients and the step's other temporaries, since it frees nothing until closed.
+     */
+    public long bytes() {
+        return bytes;
     }
 
     /** Returns a buffer from {@link #take} for later reuse. */

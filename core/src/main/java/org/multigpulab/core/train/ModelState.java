@@ -265,6 +265,7 @@ final class ModelState implements AutoCloseable {
                 stage.shardsGradients() ? chunk : all,
                 optimizerStates.get(d).bytes(),
                 buffers,
+                r.workspace().bytes(),
                 r.device().stats().peakAllocatedBytes());
     }
 

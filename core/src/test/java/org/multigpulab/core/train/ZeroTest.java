@@ -166,6 +166,7 @@ class ZeroTest {
                     sum += m.modelState();
                     assertEquals(each[stage.number()], m.modelState(), 16, stage + ", device " + d);
                     assertEquals(devices.get(d).stats().allocatedBytes(), m.betweenSteps(), stage + ", device " + d);
+                    assertEquals(0, m.activations(), "no step taken yet");
                 }
                 assertEquals(total[stage.number()], sum, stage + " on " + gpus + " devices");
             }

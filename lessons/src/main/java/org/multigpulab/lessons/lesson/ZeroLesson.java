@@ -122,7 +122,7 @@ public final class ZeroLesson implements Lesson {
                         IMAGES_PER_GPU);
         ctx.out()
                 .printf(
-                        "%4s %5s %9s %9s %9s | %11s %12s | %9s | %9s | %17s | %10s%n",
+                        "%4s %5s %9s %9s %9s | %11s %12s | %11s %9s | %9s | %17s | %10s%n",
                         "GPUs",
                         "stage",
                         "params",
@@ -130,6 +130,7 @@ public final class ZeroLesson implements Lesson {
                         "Adam",
                         "model state",
                         "ZeRO's count",
+                        "activations",
                         "peak",
                         "sent/step",
                         "NCCL collectives",
@@ -306,7 +307,7 @@ public final class ZeroLesson implements Lesson {
         ctx.out()
                 .printf(
                         Locale.ROOT,
-                        "%4d %5d %9s %9s %9s | %11s %12s | %9s | %9s | %14.2f ms | %7.2f ms%n",
+                        "%4d %5d %9s %9s %9s | %11s %12s | %11s %9s | %9s | %14.2f ms | %7.2f ms%n",
                         r.gpus(),
                         r.stage().number(),
                         mb(m.parameters()),
@@ -314,6 +315,7 @@ public final class ZeroLesson implements Lesson {
                         mb(m.optimizerState()),
                         mb(m.modelState()),
                         mb(r.zeroCount()),
+                        mb(m.activations()),
                         mb(m.peak()),
                         mb(r.sentPerStep()),
                         r.collectivesSec() * 1e3,
