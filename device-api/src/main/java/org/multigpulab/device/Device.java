@@ -47,6 +47,12 @@ public interface Device extends AutoCloseable {
 
     DeviceStats stats();
 
+    /**
+     * From now on {@link DeviceStats#peakAllocatedBytes()} counts from what is allocated now, as PyTorch's
+     * {@code torch.cuda.reset_peak_memory_stats()}: to read the peak of one stretch of work.
+     */
+    void resetPeakMemory();
+
     /** The simulated time of this device and the devices opened with it, when a cost model times them. */
     default Optional<Timeline> timeline() {
         return Optional.empty();

@@ -76,6 +76,11 @@ public final class StatsCounter implements KernelObserver {
         allocatedBytes -= bytes;
     }
 
+    /** The peak from now on counts from what is allocated now. */
+    public void resetPeak() {
+        peakAllocatedBytes = allocatedBytes;
+    }
+
     public DeviceStats snapshot() {
         List<KernelTime> kernels = byKernel.entrySet().stream()
                 .map(e -> new KernelTime(e.getKey().kernel(), e.getKey().flops(), e.getValue()[0], e.getValue()[1]))

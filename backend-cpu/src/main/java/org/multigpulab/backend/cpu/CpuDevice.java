@@ -99,6 +99,11 @@ final class CpuDevice implements Device {
     }
 
     @Override
+    public void resetPeakMemory() {
+        stats.resetPeak();
+    }
+
+    @Override
     public void close() {
         // Arrays are reclaimed by the garbage collector once the buffers are unreachable.
     }

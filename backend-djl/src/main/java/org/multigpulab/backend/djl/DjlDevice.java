@@ -124,6 +124,11 @@ final class DjlDevice implements Device {
     }
 
     @Override
+    public void resetPeakMemory() {
+        stats.resetPeak();
+    }
+
+    @Override
     public void close() {
         manager.close();
     }

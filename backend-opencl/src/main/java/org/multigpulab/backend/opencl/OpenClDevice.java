@@ -442,6 +442,11 @@ final class OpenClDevice implements Device {
     }
 
     @Override
+    public void resetPeakMemory() {
+        stats.resetPeak();
+    }
+
+    @Override
     public void close() {
         if (closed) {
             return;

@@ -168,6 +168,12 @@ final class SimDevice implements Device {
     }
 
     @Override
+    public void resetPeakMemory() {
+        cluster.runQueued(); // the calls made so far allocate and free first
+        stats.resetPeak();
+    }
+
+    @Override
     public Optional<Timeline> timeline() {
         return Optional.of(cluster.timeline());
     }

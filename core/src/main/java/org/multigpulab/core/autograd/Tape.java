@@ -182,6 +182,22 @@ public final class Tape implements AutoCloseable {
      * accumulation over micro-batches.
      */
     public void backward(Tensor lossOutput, Consumer<Tensor> onParameterGradient, boolean addToParameterGradients) {
+        Backward pass = backwardSteps(lossOutput, onParameterGradient, addToParameterGradients);
+        try {
+            while (pass.step()) {
+                // each step runs one recorded op's backward
+            }
+        } finally {
+            pass.end();
+        }
+    }
+
+    /**
+     * {@link #backward(Tensor, Consumer, boolean)} one recorded op at a time, for a caller that interleaves the
+     * backward passes of several devices (ZeRO reduce-scatters a bucket as soon as every device has it).
+     */
+    public Backward backwardSteps(
+            Tensor lossOutput, Consumer<Tensor> onParameterGradient, boolean addToParameterGradients) {
         if (!recording) {
             throw new IllegalStateException("an inference tape has no backward pass");
         }
@@ -191,13 +207,31 @@ public final class Tape implements AutoCloseable {
         gradWritten.clear();
         this.onParameterGradient = onParameterGradient;
         this.addToParameterGradients = addToParameterGradients;
-        try {
-            for (int i = backwardSteps.size() - 1; i >= 0; i--) {
-                backwardSteps.get(i).run();
+        return new Backward();
+    }
+
+    /** A backward pass under way: its recorded ops' backward steps, last op first. */
+    public final class Backward {
+
+        private int next = backwardSteps.size() - 1;
+
+        private Backward() {}
+
+        /** Runs the next backward step; false, and the pass ended, when none was left. */
+        public boolean step() {
+            if (next < 0) {
+                end();
+                return false;
             }
-        } finally {
-            this.onParameterGradient = t -> {};
-            this.addToParameterGradients = false;
+            backwardSteps.get(next--).run();
+            return true;
+        }
+
+        /** Ends the pass early or late: hooks and accumulation are the next pass's to set. */
+        public void end() {
+            next = -1;
+            onParameterGradient = t -> {};
+            addToParameterGradients = false;
         }
     }
 

@@ -1,6 +1,7 @@
 package org.multigpulab.core.autograd;
 
 import java.util.Arrays;
+import java.util.function.Supplier;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelOp.Fill;
@@ -15,18 +16,30 @@ import org.multigpulab.device.KernelOp.Fill;
 public final class Tensor {
 
     private Buffer data;
+    private final Device device;
     private final int[] shape;
     private final boolean requiresGrad;
     private final Tensor base;
     private Buffer grad;
     private Buffer reservedGrad;
+    /** Where a parameter's data comes from while it has none (ZeRO stage 3 gathers it); null for the others. */
+    private Supplier<Buffer> dataOnDemand;
+    /** Where a parameter's gradient storage comes from while it has none (ZeRO stages 2 and 3). */
+    private Supplier<Buffer> gradientOnDemand;
+    /** Whether it is a parameter, whose data and gradient storage may be bound to other buffers. */
+    private boolean parameter;
 
     Tensor(Buffer data, int[] shape, boolean requiresGrad, Tensor base) {
+        this(data.device(), data, shape, requiresGrad, base);
+    }
+
+    private Tensor(Device device, Buffer data, int[] shape, boolean requiresGrad, Tensor base) {
         this.data = data;
+        this.device = device;
         this.shape = shape.clone();
         this.requiresGrad = requiresGrad;
         this.base = base;
-        if (size() > data.length()) {
+        if (data != null && size() > data.length()) {
             throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " needs " + size()
                     + " floats but the buffer holds " + data.length());
         }
@@ -49,12 +62,31 @@ public final class Tensor {
                     "gradient storage of " + gradStorage.length() + " floats for a tensor of " + t.size());
         }
         t.reservedGrad = gradStorage;
+        t.parameter = true;
         return t;
     }
 
-    /** Where the gradient goes on the first backward pass: the reserved storage, if any, else {@code null}. */
+    /**
+     * A parameter on {@code device} that has neither data nor gradient storage yet: {@link #releaseData} and
+     * {@link #releaseGradient} say where they come from when a pass needs them (ZeRO stage 3's parameters, which a
+     * device holds only while a pass needs them).
+     */
+    public static Tensor parameter(Device device, int... shape) {
+        Tensor t = new Tensor(device, null, shape, true, null);
+        t.parameter = true;
+        return t;
+    }
+
+    /**
+     * Where the gradient goes on the first backward pass: the reserved storage (asked for first, if it comes on
+     * demand), else {@code null}.
+     */
     Buffer reservedGrad() {
-        return root().reservedGrad;
+        Tensor r = root();
+        if (r.reservedGrad == null && r.gradientOnDemand != null) {
+            r.reservedGrad = r.gradientOnDemand.get();
+        }
+        return r.reservedGrad;
     }
 
     /**
@@ -62,11 +94,18 @@ public final class Tensor {
      * first if the op was deferred for fusion.
      */
     public Buffer data() {
-        return root().data;
+        Tensor r = root();
+        if (r.data == null) {
+            if (r.dataOnDemand == null) {
+                throw new IllegalStateException("this parameter's data was released and nothing gathers it");
+            }
+            r.data = r.dataOnDemand.get();
+        }
+        return r.data;
     }
 
     public Device device() {
-        return data.device();
+        return device;
     }
 
     public int[] shape() {
@@ -109,7 +148,7 @@ public final class Tensor {
 
     /** A view with another shape of the same size, sharing data and gradient (the notebook's {@code reshape}). */
     public Tensor reshape(int... newShape) {
-        Tensor view = new Tensor(data, newShape, requiresGrad, root());
+        Tensor view = new Tensor(data(), newShape, requiresGrad, root());
         if (view.size() != size()) {
             throw new IllegalArgumentException(
                     "cannot reshape " + Arrays.toString(shape) + " to " + Arrays.toString(newShape));
@@ -124,6 +163,7 @@ public final class Tensor {
     public void bindData(Buffer data) {
         requireParameterOf(data);
         this.data = data;
+        this.dataOnDemand = null;
     }
 
     /**
@@ -135,16 +175,43 @@ public final class Tensor {
         requireParameterOf(storage);
         this.reservedGrad = storage;
         this.grad = null;
+        this.gradientOnDemand = null;
+    }
+
+    /**
+     * Drops this parameter's data (its buffer is freed by whoever owns it); from now on reading it asks
+     * {@code gather} for a buffer of its size on its device: ZeRO stage 3 gathers a layer's parameters when a pass
+     * reaches them.
+     */
+    public void releaseData(Supplier<Buffer> gather) {
+        requireParameter();
+        this.data = null;
+        this.dataOnDemand = gather;
+    }
+
+    /**
+     * Drops this parameter's gradient storage and its gradient; from now on a backward pass that needs the storage
+     * asks {@code storage} for it: ZeRO stages 2 and 3 hold a bucket of gradients from its first contribution to
+     * its reduce-scatter.
+     */
+    public void releaseGradient(Supplier<Buffer> storage) {
+        requireParameter();
+        this.reservedGrad = null;
+        this.grad = null;
+        this.gradientOnDemand = storage;
+    }
+
+    private void requireParameter() {
+        if (!parameter) {
+            throw new IllegalStateException("only a parameter made with gradient storage is bound to new buffers");
+        }
     }
 
     private void requireParameterOf(Buffer buffer) {
-        if (base != null || reservedGrad == null) {
-            throw new IllegalStateException("only a parameter made with gradient storage is bound to new buffers");
-        }
-        if (buffer.length() != size() || buffer.device() != data.device()) {
+        requireParameter();
+        if (buffer.length() != size() || buffer.device() != device) {
             throw new IllegalArgumentException("a buffer of " + buffer.length() + " floats on "
-                    + buffer.device().id() + " for a parameter of " + size() + " on "
-                    + data.device().id());
+                    + buffer.device().id() + " for a parameter of " + size() + " on " + device.id());
         }
     }
 

@@ -108,7 +108,7 @@ public interface Model {
             }
         }
         throw new IllegalArgumentException("unknown model '" + name + "'; choose lenet (the notebook's LeNet), mlp"
-                + " (d2l's multilayer perceptron), mlp-wide (the same with 8,192 hidden units)"
+                + " (d2l's multilayer perceptron), mlp-wide (eight hidden layers of 2,048)"
                 + all().stream()
                         .skip(3)
                         .map(m -> ", " + m.name().toLowerCase(Locale.ROOT))

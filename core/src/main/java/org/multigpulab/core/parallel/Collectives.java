@@ -1,9 +1,11 @@
 package org.multigpulab.core.parallel;
 
 import java.util.List;
+import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelOp.Add;
+import org.multigpulab.device.Kernels;
 
 /**
  * Collective operations over one buffer per device, named and defined as in NCCL: {@code allReduce} leaves the
@@ -54,6 +56,37 @@ public final class Collectives {
                     rootDevice.commKernels().launch(new Add(sum, staged, sum, n)); // data[0][:] += ...
                 }
             }
+        }
+    }
+
+    /**
+     * {@link #reduce} adding the buffers in device order, ((b0 + b1) + b2) + …, whatever the root: the sums of
+     * {@code reduce} onto device 0 (the notebook's), bit for bit, on any device. The root receives (k−1)·S bytes.
+     */
+    public static void reduceInOrder(List<Buffer> buffers, int root) {
+        int n = checkLengths(buffers);
+        if (root == 0 || buffers.size() == 1) {
+            reduce(buffers, root);
+            return;
+        }
+        Buffer sum = buffers.get(root);
+        Device rootDevice = sum.device();
+        Kernels k = rootDevice.commKernels();
+        try (Buffer total = rootDevice.allocate(n);
+                Buffer staged = rootDevice.allocate(n)) {
+            for (int i = 0; i < buffers.size(); i++) {
+                Buffer term = buffers.get(i);
+                if (i != root) {
+                    rootDevice.copyFromPeer(term, staged);
+                    term = staged;
+                }
+                if (i == 0) {
+                    Ops.copy(k, term, total, n);
+                } else {
+                    k.launch(new Add(total, term, total, n));
+                }
+            }
+            Ops.copy(k, total, sum, n);
         }
     }
 

@@ -57,22 +57,38 @@ public final class Replica implements AutoCloseable {
 
     /** {@link #getParams} for a model with buffers: {@code buffers} copied to {@code device} too, without gradients. */
     public static Replica getState(List<HostTensor> params, List<HostTensor> buffers, Device device) {
+        return getState(params, buffers, device, ZeroStage.NONE);
+    }
+
+    /**
+     * {@link #getState} for a device of a run at ZeRO stage {@code stage}: without the buffer of all gradients in
+     * stages 2 and 3, and without that of all parameters in stage 3, whose parameter tensors then have no data until
+     * the run gives them some; the device never holds what its stage shards.
+     */
+    public static Replica getState(List<HostTensor> params, List<HostTensor> buffers, Device device, ZeroStage stage) {
         int total = params.stream().mapToInt(p -> p.values().length).sum();
         int[] offsets = new int[params.size()];
         for (int i = params.size() - 1, offset = 0; i >= 0; i--) {
             offsets[i] = offset;
             offset += params.get(i).values().length;
         }
-        Buffer values = device.allocate(total);
-        Buffer gradients = device.allocate(total);
+        Buffer values = stage.shardsParameters() ? null : device.allocate(total);
+        Buffer gradients = stage.shardsGradients() ? null : device.allocate(total);
         List<String> names = new ArrayList<>();
         List<Tensor> tensors = new ArrayList<>();
         for (int i = 0; i < params.size(); i++) {
             HostTensor p = params.get(i);
             names.add(p.name());
+            if (values == null) {
+                tensors.add(Tensor.parameter(device, p.shape()));
+                continue;
+            }
             Buffer data = values.slice(offsets[i], p.size());
             device.upload(p.values(), 0, data);
-            tensors.add(Tensor.parameter(data, gradients.slice(offsets[i], p.size()), p.shape()));
+            tensors.add(
+                    gradients == null
+                            ? parameterWithoutGradient(data, p.shape())
+                            : Tensor.parameter(data, gradients.slice(offsets[i], p.size()), p.shape()));
         }
         List<Tensor> bufferTensors = buffers.stream()
                 .map(b -> Tensor.of(device.upload(b.values()), false, b.shape()))
@@ -88,6 +104,13 @@ public final class Replica implements AutoCloseable {
                 bufferTensors);
     }
 
+    /** A parameter over {@code data} whose gradient storage the run gives it when a pass needs it. */
+    private static Tensor parameterWithoutGradient(Buffer data, int[] shape) {
+        Tensor t = Tensor.parameter(data.device(), shape);
+        t.bindData(data);
+        return t;
+    }
+
     /** Where parameter {@code p} lies in {@link #values()} and {@link #gradients()}. */
     public int offset(int p) {
         return offsets[p];
@@ -98,45 +121,14 @@ public final class Replica implements AutoCloseable {
         return params.stream().mapToInt(Tensor::size).sum();
     }
 
-    /** All parameters in one buffer, last parameter first; null while {@link #releaseValues released}. */
+    /** All parameters in one buffer, last parameter first; null at ZeRO stage 3, which shards them. */
     public Buffer values() {
         return values;
     }
 
     /**
-     * Frees the buffer of all parameters (ZeRO stage 3 keeps only its chunk between passes); the parameters may not
-     * be read until {@link #bindValues} gives them another.
-     */
-    public void releaseValues() {
-        values.close();
-        values = null;
-    }
-
-    /** Points the parameters at {@code all}, a buffer of {@link #length()} laid out as {@link #values()}. */
-    public void bindValues(Buffer all) {
-        values = all;
-        for (int p = 0; p < params.size(); p++) {
-            params.get(p).bindData(all.slice(offsets[p], params.get(p).size()));
-        }
-    }
-
-    /** Frees the buffer of all gradients (ZeRO stages 2 and 3 keep only their chunk between steps). */
-    public void releaseGradients() {
-        gradients.close();
-        gradients = null;
-    }
-
-    /** Points the parameters' gradient storage at {@code all}, laid out as {@link #gradients()}; no gradient yet. */
-    public void bindGradients(Buffer all) {
-        gradients = all;
-        for (int p = 0; p < params.size(); p++) {
-            params.get(p).bindGradient(all.slice(offsets[p], params.get(p).size()));
-        }
-    }
-
-    /**
-     * All gradients in one buffer, last parameter first; valid once a backward pass has run; null while
-     * {@link #releaseGradients released}.
+     * All gradients in one buffer, last parameter first; valid once a backward pass has run; null at ZeRO stages 2
+     * and 3, which shard them.
      */
     public Buffer gradients() {
         return gradients;

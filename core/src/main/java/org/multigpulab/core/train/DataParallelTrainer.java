@@ -64,10 +64,11 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
         this.devices = List.copyOf(devices);
         this.model = model;
-        this.deviceParams =
-                devices.stream().map(d -> Replica.getState(params, buffers, d)).toList();
+        this.deviceParams = devices.stream()
+                .map(d -> Replica.getState(params, buffers, d, config.zero()))
+                .toList();
         this.config = config;
-        this.modelState = new ModelState(deviceParams, config);
+        this.modelState = new ModelState(deviceParams, config, params);
     }
 
     private static void checkFits(Model model, List<HostTensor> state) {
@@ -186,20 +187,18 @@ public final class DataParallelTrainer implements AutoCloseable {
                 // Loss is calculated separately on each GPU
                 modelState.beforeForward();
                 steps.forEach(step -> step.forwardAndLoss(model));
+                if (idle(steps)) {
+                    modelState.idlePass();
+                }
                 modelState.afterForward();
                 // Back propagation is performed separately on each GPU; in buckets, summing starts meanwhile
-                boolean accumulate = !first;
-                modelState.beforeBackward(first);
                 if (synchronizing) {
                     modelState.prepareForBackward();
-                    for (int i = 0; i < steps.size(); i++) {
-                        steps.get(i).backward(modelState.hook(i), accumulate);
-                    }
-                    modelState.afterBackward();
+                }
+                backwardPasses(steps, synchronizing, !first);
+                if (synchronizing) {
                     break;
                 }
-                steps.forEach(step -> step.backward(t -> {}, accumulate));
-                modelState.afterBackward();
                 earlier = earlier.plus(lossAndMatches(steps, at, lr));
                 steps.forEach(DeviceStep::close);
                 steps = List.of();
@@ -218,6 +217,45 @@ public final class DataParallelTrainer implements AutoCloseable {
         } finally {
             steps.forEach(DeviceStep::close);
         }
+    }
+
+    /**
+     * Every device's backward pass, adding to the gradients of the step's earlier micro-batches when
+     * {@code accumulate}; when {@code synchronizing}, each contribution to a gradient is told to the model state,
+     * which sums the gradients over the devices (in buckets, during the passes). One device's pass after another,
+     * or, where the model state needs it, interleaved one recorded op at a time as real GPUs run them at once.
+     */
+    private void backwardPasses(List<DeviceStep> steps, boolean synchronizing, boolean accumulate) {
+        modelState.beforeBackward();
+        if (idle(steps)) {
+            modelState.idlePass();
+        }
+        if (!modelState.interleavesBackward()) {
+            for (int i = 0; i < steps.size(); i++) {
+                steps.get(i).backward(synchronizing ? modelState.hook(i) : t -> {}, accumulate);
+            }
+        } else {
+            List<DeviceStep.Pass> passes = new ArrayList<>();
+            try {
+                for (int i = 0; i < steps.size(); i++) {
+                    passes.add(steps.get(i).startBackward(synchronizing ? modelState.hook(i) : t -> {}, accumulate));
+                }
+                for (boolean more = true; more; ) {
+                    more = false;
+                    for (DeviceStep.Pass pass : passes) {
+                        more |= pass.step();
+                    }
+                }
+            } finally {
+                passes.forEach(DeviceStep.Pass::close);
+            }
+        }
+        modelState.afterBackward();
+    }
+
+    /** Whether none of this process's devices got rows of the batch (a short last batch over many processes). */
+    private static boolean idle(List<DeviceStep> steps) {
+        return steps.stream().allMatch(step -> step.samples() == 0);
     }
 
     /** Refuses images of another shape than the model takes, naming both. */

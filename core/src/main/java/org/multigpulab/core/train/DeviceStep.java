@@ -71,6 +71,53 @@ final class DeviceStep implements AutoCloseable {
     }
 
     /**
+     * {@link #backward} one recorded op at a time ({@link Pass#step}), for interleaving the devices' passes; the
+     * device's range of the backward pass is open until the pass is closed.
+     */
+    Pass startBackward(Consumer<Tensor> hook, boolean accumulate) {
+        Device.Range range = device().range(new StepPart.Backward());
+        if (shard.isEmpty()) {
+            return new Pass(range, null, () -> noGradients(hook, accumulate));
+        }
+        return new Pass(range, tape.backwardSteps(loss, hook, accumulate), null);
+    }
+
+    /** A device's backward pass under way: {@code steps} of a tape, or the one {@code instead} of a device without rows. */
+    static final class Pass implements AutoCloseable {
+
+        private final Device.Range range;
+        private final Tape.Backward steps;
+        private Runnable instead;
+
+        private Pass(Device.Range range, Tape.Backward steps, Runnable instead) {
+            this.range = range;
+            this.steps = steps;
+            this.instead = instead;
+        }
+
+        /** Runs the pass's next step; false when it has none left. */
+        boolean step() {
+            if (steps != null) {
+                return steps.step();
+            }
+            if (instead == null) {
+                return false;
+            }
+            instead.run();
+            instead = null;
+            return true;
+        }
+
+        @Override
+        public void close() {
+            if (steps != null) {
+                steps.end();
+            }
+            range.close();
+        }
+    }
+
+    /**
      * No rows, no loss: every gradient is zero (or, accumulating, stays what it was), delivered in the order a
      * backward pass delivers them (last first).
      */

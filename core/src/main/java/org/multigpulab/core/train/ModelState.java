@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
@@ -24,13 +23,15 @@ import org.multigpulab.device.Buffer;
  *   <li>stage 0, the notebook's: every replica holds all of it; gradients all-reduced ({@link GradientSync});
  *   <li>stage 1: each device keeps the optimizer's state of its {@linkplain FlatShards chunk} only, updates that
  *       chunk of its parameters after the all-reduce, and the parameters are all-gathered;
- *   <li>stage 2: gradients reduce-scattered instead, each device keeping its chunk's sum only between steps;
- *   <li>stage 3: parameters too, each device keeping its chunk; the whole model's are all-gathered before every
- *       forward and every backward pass and freed after it (PyTorch FSDP's pattern with the model as one unit).
+ *   <li>stage 2: gradients reduce-scattered instead, bucket by bucket during the backward pass, each device
+ *       keeping its chunk's sum only ({@link ShardedGradients});
+ *   <li>stage 3: parameters too, each device keeping its chunk; a pass gathers each unit of layers as it reaches
+ *       it, prefetches the next and frees the one before (PyTorch FSDP's pattern, {@link ShardedParameters}).
  * </ul>
  * The update is the same in every stage; buffers (running statistics) stay replicated. The trainer calls the step's
  * hooks in order: {@link #beforeForward}, {@link #afterForward}, {@link #beforeBackward}, the backward passes with
- * {@link #hook}, {@link #afterBackward}, {@link #synchronize}, {@link #step}. Not thread-safe.
+ * {@link #hook} (interleaved over the devices where {@link #interleavesBackward}), {@link #afterBackward},
+ * {@link #synchronize}, {@link #step}. Not thread-safe.
  */
 final class ModelState implements AutoCloseable {
 
@@ -44,24 +45,27 @@ final class ModelState implements AutoCloseable {
     private final GradientSync allReduce;
 
     private final List<OptimizerState> optimizerStates = new ArrayList<>();
-    /** Stages 2 and 3: each device's chunk of the summed gradients, kept between steps. */
-    private final List<Buffer> ownGradients = new ArrayList<>();
-    /** Stage 3: each device's chunk of the parameters, kept between passes. */
-    private final List<Buffer> ownValues = new ArrayList<>();
+    /** Stages 2 and 3: the gradients in buckets, reduce-scattered, each device keeping its chunk; else null. */
+    private final ShardedGradients gradients;
+    /** Stage 3: the parameters in units, gathered for a pass, each device keeping its chunk; else null. */
+    private final ShardedParameters parameters;
 
-    ModelState(List<Replica> replicas, TrainConfig config) {
+    /** DDP's default bucket_cap_mb, 25 MB: the size of the buckets and units of stages 2 and 3 unless given. */
+    static final long DEFAULT_BUCKET_BYTES = 25L << 20;
+
+    /** The state of {@code replicas}, made at {@code config}'s stage from the parameters {@code start}. */
+    ModelState(List<Replica> replicas, TrainConfig config, List<HostTensor> start) {
         this.stage = config.zero();
         this.replicas = replicas;
         this.group = config.processGroup();
         this.optimizer = config.optimizer();
         this.shards = stage.shardsOptimizerState() ? new FlatShards(replicas, group) : null;
-        if (stage.shardsGradients() && config.bucketBytes() > 0) {
-            throw new IllegalArgumentException("ZeRO stage " + stage.number() + " reduce-scatters the gradients after"
-                    + " the backward pass, not in buckets: leave out the bucket size, or take stage 0 or 1");
-        }
+        long bucketBytes = config.bucketBytes() > 0 ? config.bucketBytes() : DEFAULT_BUCKET_BYTES;
         this.allReduce = stage.shardsGradients()
                 ? null
                 : GradientSync.of(replicas, config.allReduce(), config.bucketBytes(), group);
+        this.parameters = stage.shardsParameters() ? new ShardedParameters(replicas, shards, bucketBytes, start) : null;
+        this.gradients = stage.shardsGradients() ? new ShardedGradients(replicas, shards, bucketBytes) : null;
         for (int d = 0; d < replicas.size(); d++) {
             Replica r = replicas.get(d);
             if (!stage.shardsOptimizerState()) {
@@ -69,82 +73,69 @@ final class ModelState implements AutoCloseable {
                 continue;
             }
             int offset = shards.offset(d), length = shards.length(d);
-            Buffer grads = r.gradients().slice(offset, length);
-            if (stage.shardsGradients()) {
-                grads = r.device().allocate(length);
-                ownGradients.add(grads);
-                r.releaseGradients();
-            }
-            Buffer values = r.values().slice(offset, length);
-            if (stage.shardsParameters()) {
-                values = r.device().allocate(length);
-                Ops.copy(r.device().kernels(), r.values().slice(offset, length), values, length);
-                ownValues.add(values);
-                r.releaseValues();
-            }
+            Buffer values = parameters != null ? parameters.own(d) : r.values().slice(offset, length);
+            Buffer grads = gradients != null ? gradients.own(d) : r.gradients().slice(offset, length);
             optimizerStates.add(new OptimizerState(optimizer, r, offset, length, values, grads));
         }
     }
 
-    /** Stage 3: every device's parameters gathered for the forward pass. */
+    /** Stage 3: the units a forward pass reads are gathered as it reaches them. */
     void beforeForward() {
-        if (stage.shardsParameters()) {
-            gatherValues("forward");
+        if (parameters != null) {
+            parameters.startPass(true);
         }
     }
 
-    /** Stage 3: the gathered parameters freed. */
+    /** Stage 3: the gathered units freed. */
     void afterForward() {
-        if (stage.shardsParameters()) {
-            replicas.forEach(Replica::releaseValues);
+        if (parameters != null) {
+            parameters.freeAll();
+        }
+    }
+
+    /** Stage 3: the units a backward pass reads are gathered as it reaches them, last layers first. */
+    void beforeBackward() {
+        if (parameters != null) {
+            parameters.startPass(false);
         }
     }
 
     /**
-     * Before the backward passes of a micro-batch: in stage 3 the parameters gathered again; in stages 2 and 3, at
-     * the step's first micro-batch, every device's whole gradients given a buffer until their reduce-scatter.
+     * Whether the devices' backward passes must run interleaved, one recorded op of each in turn, as they would run
+     * at once on real GPUs: stages 2 and 3, whose buckets of gradients are summed and freed during the pass.
      */
-    void beforeBackward(boolean firstMicroBatch) {
-        if (stage.shardsParameters()) {
-            gatherValues("backward");
-        }
-        if (stage.shardsGradients() && firstMicroBatch) {
-            replicas.forEach(r -> r.bindGradients(r.device().allocate(r.length())));
-        }
+    boolean interleavesBackward() {
+        return gradients != null;
     }
 
     /** Before the backward passes that are to be summed: forgets what the last step's buckets delivered. */
     void prepareForBackward() {
         if (allReduce != null) {
             allReduce.prepareForBackward();
+        } else {
+            gradients.prepareForBackward();
         }
     }
 
     /** What device {@code device}'s summed backward pass calls as each gradient receives a contribution. */
     Consumer<Tensor> hook(int device) {
-        return allReduce != null ? allReduce.hook(device) : t -> {};
+        return allReduce != null ? allReduce.hook(device) : t -> gradients.gradientReady(device, t);
     }
 
-    /** Stage 3: the parameters gathered for the backward passes freed. */
+    /** Stage 3: the units gathered for the backward passes freed. */
     void afterBackward() {
         afterForward();
     }
 
     /**
-     * After the step's last backward passes: stages 0 and 1 all-reduce the gradients; stages 2 and 3 reduce-scatter
-     * them, keep their chunk and free the rest.
+     * After the step's last backward passes: stages 0 and 1 all-reduce the gradients (or complete their buckets);
+     * in stages 2 and 3 every bucket has been reduce-scattered by now.
      */
     void synchronize() {
         if (allReduce != null) {
             allReduce.synchronize();
-            return;
-        }
-        shards.reduceScatter(replicas.stream().map(Replica::gradients).toList());
-        for (int d = 0; d < replicas.size(); d++) {
-            Replica r = replicas.get(d);
-            int length = shards.length(d);
-            Ops.copy(r.device().kernels(), r.gradients().slice(shards.offset(d), length), ownGradients.get(d), length);
-            r.releaseGradients();
+        } else {
+            gradients.synchronize();
         }
     }
 
@@ -159,23 +150,27 @@ final class ModelState implements AutoCloseable {
         }
     }
 
-    private void gatherValues(String before) {
-        for (int d = 0; d < replicas.size(); d++) {
-            Replica r = replicas.get(d);
-            Buffer all = r.device().allocate(r.length());
-            Ops.copy(
-                    r.device().kernels(),
-                    ownValues.get(d),
-                    all.slice(shards.offset(d), shards.length(d)),
-                    shards.length(d));
-            r.bindValues(all);
+    /**
+     * Stage 3: this process's devices got no rows in this pass (forward, or backward after {@link #beforeBackward}):
+     * it takes part in the other processes' gathers all the same.
+     */
+    void idlePass() {
+        if (parameters != null) {
+            parameters.idlePass();
         }
-        shards.allGather(replicas.stream().map(Replica::values).toList(), before);
     }
 
-    /** Runs {@code work} with every replica holding all parameters (gathered for it in stage 3). */
+    /**
+     * Runs {@code work}, an evaluation, with every replica's parameters at hand: in stage 3 gathered layer by layer
+     * as its passes reach them in one process; with several processes, each of which evaluates its own share of
+     * batches, all of them gathered first, so that every process makes the same collective calls.
+     */
     <T> T withAllParameters(Supplier<T> work) {
-        beforeForward();
+        if (parameters != null && group.size() > 1) {
+            parameters.holdAll();
+        } else {
+            beforeForward();
+        }
         try {
             return work.get();
         } finally {
@@ -219,7 +214,7 @@ final class ModelState implements AutoCloseable {
         }
         float[] flat = new float[first.length()];
         for (int d = 0; d < replicas.size(); d++) {
-            replicas.get(d).device().download(ownValues.get(d), flat, shards.offset(d));
+            replicas.get(d).device().download(parameters.own(d), flat, shards.offset(d));
         }
         if (group.size() > 1) {
             group.allReduce(flat, 0, flat.length); // the other processes' chunks are zeros here: an exact gather
@@ -272,7 +267,11 @@ final class ModelState implements AutoCloseable {
     @Override
     public void close() {
         optimizerStates.forEach(OptimizerState::close);
-        ownGradients.forEach(Buffer::close);
-        ownValues.forEach(Buffer::close);
+        if (gradients != null) {
+            gradients.close();
+        }
+        if (parameters != null) {
+            parameters.close();
+        }
     }
 }

@@ -1341,5 +1341,11 @@ public abstract class KernelConformanceKit {
         assertEquals(2L * m * n * kk, after.flops() - before.flops());
         assertEquals((long) Float.BYTES * (m * kk + kk * n), after.bytesUploaded() - before.bytesUploaded());
         assertTrue(after.peakAllocatedBytes() >= (long) Float.BYTES * (m * kk + kk * n + m * n));
+        c.close();
+        device.resetPeakMemory();
+        DeviceStats reset = device.stats();
+        assertEquals(reset.allocatedBytes(), reset.peakAllocatedBytes(), "the peak counts from now on");
+        a.close();
+        b.close();
     }
 }

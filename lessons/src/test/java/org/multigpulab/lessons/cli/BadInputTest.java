@@ -121,7 +121,7 @@ class BadInputTest {
                 Arguments.of(
                         List.of("--model", "resnet"),
                         "unknown model 'resnet'; choose lenet (the notebook's LeNet), mlp (d2l's multilayer perceptron),"
-                                + " mlp-wide (the same with 8,192 hidden units)"),
+                                + " mlp-wide (eight hidden layers of 2,048)"),
                 Arguments.of(List.of("--accumulate", "0"), "--accumulate must be 1 or more, not 0"),
                 Arguments.of(
                         List.of("--zero", "4"),

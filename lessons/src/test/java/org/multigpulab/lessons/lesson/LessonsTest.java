@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.multigpulab.core.Synthetic;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ZeroStage;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.device.testing.Prerequisite;
 import org.multigpulab.lessons.plot.Curve;
@@ -59,7 +60,7 @@ class LessonsTest {
 
     @Test
     void everyLessonIsListedOnceWithASummary() {
-        assertEquals(16, Lessons.ALL.size());
+        assertEquals(18, Lessons.ALL.size());
         assertEquals(
                 Lessons.ALL.size(),
                 Lessons.ALL.stream().map(Lesson::name).distinct().count());
@@ -284,6 +285,19 @@ class LessonsTest {
             assertEquals(row.zeroCount(), row.memory().modelState(), row.gpus() + " GPUs, " + row.stage());
         }
         assertTrue(r.outOfMemory().startsWith("out of memory on sim:0"), r.outOfMemory());
+        assertEquals(
+                List.of(ZeroStage.PARAMETERS),
+                r.smallGpus().stream().map(ZeroLesson.Row::stage).toList());
+        for (int gpus : List.of(2, 4, 8)) {
+            int n = gpus;
+            List<Long> peaks = r.rows().stream()
+                    .filter(row -> row.gpus() == n)
+                    .map(row -> row.memory().peak())
+                    .toList();
+            for (int stage = 1; stage < 4; stage++) {
+                assertTrue(peaks.get(stage) < peaks.get(stage - 1), gpus + " GPUs, peaks by stage " + peaks);
+            }
+        }
         Claim c = ZeroLesson.conclusion(r);
         assertTrue(c.holds(), c.text());
         System.out.println(c.notice());
