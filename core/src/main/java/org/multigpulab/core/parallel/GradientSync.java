@@ -53,8 +53,8 @@ public abstract sealed class GradientSync {
 
     /**
      * DDP's: the gradients in buckets of at most {@code capBytes} ({@link GradientBuckets}), each summed over the
-     * devices and then across the processes as soon as every device has all of its gradients, while the backward
-     * pass goes on. Needs every parameter used once in the forward pass.
+     * devices and then across the processes as soon as every device has all of its gradients and the buckets before
+     * it are summed, while the backward pass goes on. Needs every parameter used once in the forward pass.
      */
     public static GradientSync bucketed(
             List<Replica> replicas, AllReduceAlgorithm algorithm, long capBytes, ProcessGroup group) {
@@ -126,6 +126,8 @@ public abstract sealed class GradientSync {
         private final int[] bucketOf;
         private final int[] waiting;
         private final boolean[][] ready;
+        /** The next bucket to sum: in order, as DDP's reducer does, so that every process sums the same. */
+        private int next;
 
         Bucketed(List<Replica> replicas, AllReduceAlgorithm algorithm, long capBytes, ProcessGroup group) {
             super(replicas, algorithm, group);
@@ -147,6 +149,7 @@ public abstract sealed class GradientSync {
             for (boolean[] r : ready) {
                 Arrays.fill(r, false);
             }
+            next = 0;
         }
 
         @Override
@@ -162,8 +165,9 @@ public abstract sealed class GradientSync {
                         + " one backward pass; bucketed allreduce needs every parameter used once");
             }
             ready[device][p] = true;
-            GradientBuckets.Bucket b = buckets.get(bucketOf[p]);
-            if (--waiting[b.index()] == 0) {
+            waiting[bucketOf[p]]--;
+            while (next < buckets.size() && waiting[next] == 0) {
+                GradientBuckets.Bucket b = buckets.get(next++);
                 allReduce(
                         new StepPart.BucketAllReduce(b.index()),
                         replicas.stream()

@@ -187,9 +187,6 @@ public final class DataParallelTrainer implements AutoCloseable {
                 // Loss is calculated separately on each GPU
                 modelState.beforeForward();
                 steps.forEach(step -> step.forwardAndLoss(model));
-                if (idle(steps)) {
-                    modelState.idlePass();
-                }
                 modelState.afterForward();
                 // Back propagation is performed separately on each GPU; in buckets, summing starts meanwhile
                 if (synchronizing) {
@@ -227,9 +224,6 @@ public final class DataParallelTrainer implements AutoCloseable {
      */
     private void backwardPasses(List<DeviceStep> steps, boolean synchronizing, boolean accumulate) {
         modelState.beforeBackward();
-        if (idle(steps)) {
-            modelState.idlePass();
-        }
         if (!modelState.interleavesBackward()) {
             for (int i = 0; i < steps.size(); i++) {
                 steps.get(i).backward(synchronizing ? modelState.hook(i) : t -> {}, accumulate);
@@ -251,11 +245,6 @@ public final class DataParallelTrainer implements AutoCloseable {
             }
         }
         modelState.afterBackward();
-    }
-
-    /** Whether none of this process's devices got rows of the batch (a short last batch over many processes). */
-    private static boolean idle(List<DeviceStep> steps) {
-        return steps.stream().allMatch(step -> step.samples() == 0);
     }
 
     /** Refuses images of another shape than the model takes, naming both. */

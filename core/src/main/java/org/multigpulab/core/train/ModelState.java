@@ -151,26 +151,11 @@ final class ModelState implements AutoCloseable {
     }
 
     /**
-     * Stage 3: this process's devices got no rows in this pass (forward, or backward after {@link #beforeBackward}):
-     * it takes part in the other processes' gathers all the same.
-     */
-    void idlePass() {
-        if (parameters != null) {
-            parameters.idlePass();
-        }
-    }
-
-    /**
-     * Runs {@code work}, an evaluation, with every replica's parameters at hand: in stage 3 gathered layer by layer
-     * as its passes reach them in one process; with several processes, each of which evaluates its own share of
-     * batches, all of them gathered first, so that every process makes the same collective calls.
+     * Runs {@code work}, an evaluation, with every replica's parameters at hand: in stage 3 gathered layer by layer as
+     * its forward passes reach them.
      */
     <T> T withAllParameters(Supplier<T> work) {
-        if (parameters != null && group.size() > 1) {
-            parameters.holdAll();
-        } else {
-            beforeForward();
-        }
+        beforeForward();
         try {
             return work.get();
         } finally {

@@ -28,6 +28,8 @@ final class ShardedGradients implements AutoCloseable {
 
     private final int[] waiting;
     private final boolean[][] ready;
+    /** The next bucket to sum: they are summed in order, as DDP's reducer does, so every process sums the same. */
+    private int next;
     /** Per device: its chunk of the summed gradients. */
     private final List<Buffer> own = new ArrayList<>();
 
@@ -79,9 +81,13 @@ final class ShardedGradients implements AutoCloseable {
         for (boolean[] r : ready) {
             Arrays.fill(r, false);
         }
+        next = 0;
     }
 
-    /** Device {@code d}'s parameter {@code parameter} has its gradient: its bucket is summed once all devices have it. */
+    /**
+     * Device {@code d}'s parameter {@code parameter} has its gradient: its bucket is summed once all devices have it
+     * and the buckets before it are summed.
+     */
     void gradientReady(int d, Tensor parameter) {
         Replica replica = replicas.get(d);
         int p = replica.params().indexOf(parameter);
@@ -90,9 +96,9 @@ final class ShardedGradients implements AutoCloseable {
                     + " backward pass; ZeRO's bucketed reduce-scatter needs every parameter used once");
         }
         ready[d][p] = true;
-        GradientBuckets.Bucket b = buckets.get(bucketOf[p]);
-        if (--waiting[b.index()] == 0) {
-            reduceScatter(b);
+        waiting[bucketOf[p]]--;
+        while (next < buckets.size() && waiting[next] == 0) {
+            reduceScatter(buckets.get(next++));
         }
     }
 

@@ -1,7 +1,6 @@
 package org.multigpulab.core.train;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.model.HostTensor;
@@ -16,9 +15,9 @@ import org.multigpulab.device.Buffer;
  * size-based wrapping), and a pass that reads a parameter of a unit the device does not hold gathers the whole unit
  * onto it, and the next unit in the pass's order too (FSDP's prefetch). A device holds at most those two: the
  * others are freed. A pass runs forward (the units of the first parameters first) or backward. With several
- * processes a unit crosses between them once per pass, for all of a process's devices, when the first of them
- * reaches it; every process must then reach the units in the same order, and a process without rows in a pass
- * goes through them as a pass would ({@link #idlePass}). Not thread-safe.
+ * processes every unit crosses between them through the host when a pass starts, in the pass's order, for all of a
+ * process's devices, which then take each from there as they reach it: so every process makes the same collective
+ * calls whatever rows it got, even none. Not thread-safe.
  */
 final class ShardedParameters implements AutoCloseable {
 
@@ -30,7 +29,7 @@ final class ShardedParameters implements AutoCloseable {
     private final Buffer[][] held;
     /** Per device: its chunk of the parameters. */
     private final List<Buffer> own = new ArrayList<>();
-    /** With several processes: per unit, what crossed between them in this pass, else null. */
+    /** With several processes: per unit, what crossed between them for this pass; null in one process. */
     private final float[][] crossed;
 
     private boolean forward = true;
@@ -76,27 +75,11 @@ final class ShardedParameters implements AutoCloseable {
     void startPass(boolean forwardPass) {
         this.forward = forwardPass;
         this.pass = forwardPass ? "forward" : "backward";
-        Arrays.fill(crossed, null);
-    }
-
-    /**
-     * A pass of a process none of whose devices has rows: the units cross between the processes in the order the
-     * others' passes reach them, so that every process makes the same collective calls.
-     */
-    void idlePass() {
         for (int i = 0; i < units.size(); i++) {
-            int u = forward ? units.size() - 1 - i : i;
-            crossed(u);
-        }
-    }
-
-    /** Unit {@code u} as it crossed between the processes in this pass; null in one process. */
-    private float[] crossed(int u) {
-        if (crossed[u] == null) {
+            int u = forwardPass ? units.size() - 1 - i : i;
             GradientBuckets.Bucket unit = units.get(u);
             crossed[u] = shards.gatherAcrossProcesses(unit.offset(), unit.length(), own);
         }
-        return crossed[u];
     }
 
     private void onDemand(int d, int p) {
@@ -126,7 +109,7 @@ final class ShardedParameters implements AutoCloseable {
         GradientBuckets.Bucket unit = units.get(u);
         Replica r = replicas.get(d);
         Buffer all = r.device().allocate(unit.length());
-        shards.gather(d, all, unit.offset(), own, crossed(u), pass);
+        shards.gather(d, all, unit.offset(), own, crossed[u], pass);
         held[d][u] = all;
         for (int p : unit.params()) {
             r.params()
@@ -143,19 +126,6 @@ final class ShardedParameters implements AutoCloseable {
         held[d][u].close();
         held[d][u] = null;
         units.get(u).params().forEach(p -> onDemand(d, p));
-    }
-
-    /**
-     * Every unit gathered onto every device, for a pass that does not go layer by layer (an evaluation, which each
-     * process runs on its own share of batches).
-     */
-    void holdAll() {
-        startPass(true);
-        for (int d = 0; d < replicas.size(); d++) {
-            for (int u = units.size() - 1; u >= 0; u--) {
-                hold(d, u);
-            }
-        }
     }
 
     /** Every device's gathered units freed: after a pass. */

@@ -38,6 +38,9 @@ class ZeroTest {
     /** 4 steps of 48 images, the last short (40): every chunk and piece boundary meets a parameter's somewhere. */
     private static final FashionMnist.Splits DATA = Synthetic.splits(3 * 48 + 40, 16);
 
+    /** 3 steps, the last of one image: across 2 processes the second gets no rows in it. */
+    private static final FashionMnist.Splits LAST_ROW_ALONE = Synthetic.splits(2 * 48 + 1, 16);
+
     private static TrainConfig config(ZeroStage stage) {
         return new TrainConfig(1, 48, 1e-3f, 5, true, true)
                 .withOptimizer(Adam.adamW())
@@ -45,8 +48,13 @@ class ZeroTest {
     }
 
     private static List<HostTensor> train(Model model, int gpus, TrainConfig config, List<HostTensor> init) {
+        return train(model, gpus, config, init, DATA);
+    }
+
+    private static List<HostTensor> train(
+            Model model, int gpus, TrainConfig config, List<HostTensor> init, FashionMnist.Splits data) {
         try (DataParallelTrainer t = new DataParallelTrainer(Synthetic.sim(gpus), model, init, config)) {
-            t.train(DATA, new TrainingListener() {});
+            t.train(data, new TrainingListener() {});
             List<HostTensor> all = new ArrayList<>(t.state());
             all.addAll(t.optimizerState());
             return all;
@@ -147,7 +155,30 @@ class ZeroTest {
     }
 
     private static List<List<HostTensor>> acrossTwo(Model model, TrainConfig config, List<HostTensor> init) {
-        return ThreadRanks.run(2, group -> train(model, 2, config.withProcessGroup(group), init));
+        return ThreadRanks.run(2, group -> train(model, 2, config.withProcessGroup(group), init, DATA));
+    }
+
+    /**
+     * Stage 3 across 2 processes when the last step leaves the second without rows: its collectives still pair up
+     * with the first's (the units cross when a pass starts, the buckets sum in their order), and both end as stage 0
+     * does, bit for bit between them.
+     */
+    @Test
+    void aProcessWithoutRowsTakesPartInTheGathers() {
+        Mlp mlp = new Mlp(64, 64);
+        List<HostTensor> init = mlp.initialState(4);
+        TrainConfig small = config(ZeroStage.PARAMETERS).withBucketBytes(10_000);
+        List<List<HostTensor>> sharded =
+                ThreadRanks.run(2, group -> train(mlp, 2, small.withProcessGroup(group), init, LAST_ROW_ALONE));
+        List<List<HostTensor>> plain = ThreadRanks.run(
+                2, group -> train(mlp, 2, config(ZeroStage.NONE).withProcessGroup(group), init, LAST_ROW_ALONE));
+        for (int i = 0; i < plain.getFirst().size(); i++) {
+            assertArrayEquals(
+                    sharded.get(0).get(i).values(), sharded.get(1).get(i).values());
+        }
+        UpdateDistance d = UpdateDistance.of(
+                init, sharded.get(0).subList(0, init.size()), plain.get(0).subList(0, init.size()));
+        assertTrue(d.worst().relative() < 1e-5, "stage 3 vs stage 0 across 2 processes: " + d);
     }
 
     /**
