@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.HostTensor;
@@ -163,9 +164,9 @@ public final class ZeroLesson implements Lesson {
                 ctx.out()
                         .printf(
                                 Locale.ROOT,
-                                "  stage %d: fits, peak %s of %d MiB%n",
+                                "  stage %d: fits, peak %.1f MiB of %d MiB%n",
                                 stage.number(),
-                                mb(row.memory().peak()),
+                                row.memory().peak() / (double) (1 << 20),
                                 SMALL_GPU_MB);
             } catch (OutOfDeviceMemoryException e) {
                 if (outOfMemory == null) {
@@ -366,8 +367,21 @@ public final class ZeroLesson implements Lesson {
         return new Claim(
                 holds,
                 same.text() + "; " + memory.text() + ", for " + traffic.text() + "; on " + SMALL_GPU_MB
-                        + " MiB GPUs stages " + outOfMemory + " ran out of memory and stages " + fit + " fit"
+                        + " MiB GPUs " + stages(outOfMemory) + " ran out of memory and " + stages(fit) + " fit"
                         + (split ? "" : ", where stage 0 should not and stage 3 should"));
+    }
+
+    /** {@code stage 3}, {@code stages 0, 1 and 2}, {@code no stage}. */
+    private static String stages(List<Integer> numbers) {
+        if (numbers.isEmpty()) {
+            return "no stage";
+        }
+        if (numbers.size() == 1) {
+            return "stage " + numbers.getFirst();
+        }
+        String all = numbers.stream().map(String::valueOf).collect(Collectors.joining(", "));
+        int last = all.lastIndexOf(", ");
+        return "stages " + all.substring(0, last) + " and " + all.substring(last + 2);
     }
 
     private static Row find(List<Row> rows, int gpus, ZeroStage stage) {
