@@ -126,4 +126,49 @@ class CheckpointMpiTest {
                 Model.named("mlp").initialState(1), SafeTensors.read(resumed), SafeTensors.read(whole));
         assertTrue(d.worst().relative() < 1e-4, "2 ranks resuming 1 process × 2 devices: " + d);
     }
+
+    /**
+     * A checkpoint of ZeRO stage 3 on 2 ranks (each rank's chunks gathered into the whole model and Adam's state)
+     * resumed in one process with 2 devices and nothing sharded ends as the run that was never sharded. Bound as
+     * above.
+     */
+    @Test
+    void oneProcessResumesWhatTwoRanksShardedCheckpointed() throws Exception {
+        Path checkpoint = dir.resolve("zero.ckpt"), whole = dir.resolve("whole.safetensors");
+        Path resumed = dir.resolve("resumed.safetensors");
+        MpiRun.succeed(MpiRun.command(
+                2,
+                options(
+                        1,
+                        "--gpus",
+                        "1",
+                        "--quiet",
+                        "--optimizer",
+                        "adam",
+                        "--zero",
+                        "3",
+                        "--checkpoint",
+                        checkpoint.toString())));
+        List<String> wholeRun = new ArrayList<>(List.of("train"));
+        wholeRun.addAll(options(2, "--gpus", "2", "--quiet", "--optimizer", "adam", "--save", whole.toString()));
+        LabRunner.Result w = LabRunner.run(wholeRun.toArray(String[]::new));
+        assertEquals(0, w.exit(), w.err());
+        List<String> resume = new ArrayList<>(List.of("train"));
+        resume.addAll(options(
+                2,
+                "--gpus",
+                "2",
+                "--quiet",
+                "--optimizer",
+                "adam",
+                "--resume",
+                checkpoint.toString(),
+                "--save",
+                resumed.toString()));
+        LabRunner.Result r = LabRunner.run(resume.toArray(String[]::new));
+        assertEquals(0, r.exit(), r.err());
+        UpdateDistance d = UpdateDistance.of(
+                Model.named("mlp").initialState(1), SafeTensors.read(resumed), SafeTensors.read(whole));
+        assertTrue(d.worst().relative() < 1e-4, "one process resuming 2 ranks at stage 3: " + d);
+    }
 }
