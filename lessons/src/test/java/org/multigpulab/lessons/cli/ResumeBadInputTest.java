@@ -84,6 +84,9 @@ class ResumeBadInputTest {
                         "its optimizer is sgd, this run's adam (betas 0.9, 0.999, eps 1.0E-8, weight decay 0.0)"),
                 Arguments.of(List.of("--resume", "mlp.ckpt"), "is of another run: its model is MLP, this run's LeNet"),
                 Arguments.of(
+                        List.of("--model", "mlp", "--resume", "mlp.ckpt", "--accumulate", "2"),
+                        "its accumulate is 1, this run's 2"),
+                Arguments.of(
                         List.of("--model", "mlp", "--resume", "mlp.ckpt", "--lr", "0.1"),
                         "its lr is 0.2, this run's 0.1"),
                 Arguments.of(
