@@ -1,6 +1,5 @@
 package org.multigpulab.core.parallel;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import org.multigpulab.core.autograd.Tensor;
@@ -119,72 +118,40 @@ public abstract sealed class GradientSync {
         }
     }
 
-    /** Counts the gradients each bucket still waits for, and sums a bucket once it has them all. */
+    /** Sums each bucket, over the devices and then the processes, once it is complete ({@link BucketsInOrder}). */
     private static final class Bucketed extends GradientSync {
 
-        private final List<GradientBuckets.Bucket> buckets;
-        private final int[] bucketOf;
-        private final int[] waiting;
-        private final boolean[][] ready;
-        /** The next bucket to sum: in order, as DDP's reducer does, so that every process sums the same. */
-        private int next;
+        private final BucketsInOrder buckets;
 
         Bucketed(List<Replica> replicas, AllReduceAlgorithm algorithm, long capBytes, ProcessGroup group) {
             super(replicas, algorithm, group);
-            this.buckets = GradientBuckets.plan(this.replicas.getFirst(), capBytes);
-            int params = this.replicas.getFirst().params().size();
-            this.bucketOf = new int[params];
-            for (GradientBuckets.Bucket b : buckets) {
-                b.params().forEach(p -> bucketOf[p] = b.index());
-            }
-            this.waiting = new int[buckets.size()];
-            this.ready = new boolean[this.replicas.size()][params];
+            this.buckets = new BucketsInOrder(
+                    this.replicas, GradientBuckets.plan(this.replicas.getFirst(), capBytes), this::sum);
+        }
+
+        private void sum(GradientBuckets.Bucket b) {
+            allReduce(
+                    new StepPart.BucketAllReduce(b.index()),
+                    replicas.stream()
+                            .map(r -> r.gradients().slice(b.offset(), b.length()))
+                            .toList(),
+                    b.index());
+            acrossProcesses(b.offset(), b.length());
         }
 
         @Override
         public void prepareForBackward() {
-            for (GradientBuckets.Bucket b : buckets) {
-                waiting[b.index()] = b.params().size() * replicas.size();
-            }
-            for (boolean[] r : ready) {
-                Arrays.fill(r, false);
-            }
-            next = 0;
+            buckets.prepare();
         }
 
         @Override
         public Consumer<Tensor> hook(int device) {
-            return parameter -> gradientReady(device, parameter);
-        }
-
-        private void gradientReady(int device, Tensor parameter) {
-            Replica replica = replicas.get(device);
-            int p = replica.params().indexOf(parameter);
-            if (ready[device][p]) {
-                throw new IllegalStateException(replica.names().get(p) + " received two gradient contributions in"
-                        + " one backward pass; bucketed allreduce needs every parameter used once");
-            }
-            ready[device][p] = true;
-            waiting[bucketOf[p]]--;
-            while (next < buckets.size() && waiting[next] == 0) {
-                GradientBuckets.Bucket b = buckets.get(next++);
-                allReduce(
-                        new StepPart.BucketAllReduce(b.index()),
-                        replicas.stream()
-                                .map(r -> r.gradients().slice(b.offset(), b.length()))
-                                .toList(),
-                        b.index());
-                acrossProcesses(b.offset(), b.length());
-            }
+            return parameter -> buckets.ready(device, parameter);
         }
 
         @Override
         public void synchronize() {
-            for (int w : waiting) {
-                if (w != 0) {
-                    throw new IllegalStateException("the backward pass left a bucket of gradients incomplete");
-                }
-            }
+            buckets.requireAllComplete();
         }
     }
 }

@@ -1,10 +1,10 @@
 package org.multigpulab.core.train;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tensor;
+import org.multigpulab.core.parallel.BucketsInOrder;
 import org.multigpulab.core.parallel.FlatShards;
 import org.multigpulab.core.parallel.GradientBuckets;
 import org.multigpulab.core.parallel.Replica;
@@ -26,10 +26,7 @@ final class ShardedGradients implements AutoCloseable {
     /** Per device, per bucket: its storage while the bucket is under way, else null. */
     private final Buffer[][] storage;
 
-    private final int[] waiting;
-    private final boolean[][] ready;
-    /** The next bucket to sum: they are summed in order, as DDP's reducer does, so every process sums the same. */
-    private int next;
+    private final BucketsInOrder complete;
     /** Per device: its chunk of the summed gradients. */
     private final List<Buffer> own = new ArrayList<>();
 
@@ -41,8 +38,7 @@ final class ShardedGradients implements AutoCloseable {
         this.bucketOf = new int[params];
         buckets.forEach(b -> b.params().forEach(p -> bucketOf[p] = b.index()));
         this.storage = new Buffer[replicas.size()][buckets.size()];
-        this.waiting = new int[buckets.size()];
-        this.ready = new boolean[replicas.size()][params];
+        this.complete = new BucketsInOrder(replicas, buckets, this::reduceScatter);
         for (int d = 0; d < replicas.size(); d++) {
             Replica r = replicas.get(d);
             own.add(r.device().allocate(shards.length(d)));
@@ -75,31 +71,15 @@ final class ShardedGradients implements AutoCloseable {
 
     /** Before the backward passes whose gradients are to be summed: every bucket waits for all of them again. */
     void prepareForBackward() {
-        for (GradientBuckets.Bucket b : buckets) {
-            waiting[b.index()] = b.params().size() * replicas.size();
-        }
-        for (boolean[] r : ready) {
-            Arrays.fill(r, false);
-        }
-        next = 0;
+        complete.prepare();
     }
 
     /**
-     * Device {@code d}'s parameter {@code parameter} has its gradient: its bucket is summed once all devices have it
-     * and the buckets before it are summed.
+     * Device {@code d}'s parameter {@code parameter} has its gradient: its bucket is reduce-scattered once all
+     * devices have it and the buckets before it are ({@link BucketsInOrder}).
      */
     void gradientReady(int d, Tensor parameter) {
-        Replica replica = replicas.get(d);
-        int p = replica.params().indexOf(parameter);
-        if (ready[d][p]) {
-            throw new IllegalStateException(replica.names().get(p) + " received two gradient contributions in one"
-                    + " backward pass; ZeRO's bucketed reduce-scatter needs every parameter used once");
-        }
-        ready[d][p] = true;
-        waiting[bucketOf[p]]--;
-        while (next < buckets.size() && waiting[next] == 0) {
-            reduceScatter(buckets.get(next++));
-        }
+        complete.ready(d, parameter);
     }
 
     private void reduceScatter(GradientBuckets.Bucket b) {
@@ -126,11 +106,7 @@ final class ShardedGradients implements AutoCloseable {
 
     /** After the step's backward passes: every bucket must have been summed. */
     void synchronize() {
-        for (int w : waiting) {
-            if (w != 0) {
-                throw new IllegalStateException("the backward pass left a bucket of gradients incomplete");
-            }
-        }
+        complete.requireAllComplete();
     }
 
     @Override
