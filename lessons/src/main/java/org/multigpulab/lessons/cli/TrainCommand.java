@@ -426,8 +426,9 @@ final class TrainCommand implements Callable<Integer> {
     /**
      * On simulated GPUs, the same epoch timed again without computing, with the host running the notebook's own
      * program (Python, PyTorch, its DataLoader; the sim backend's {@code host-model=pytorch}); null on other
-     * devices, on the measured {@code host} profile, and for other models than the notebook's LeNet, whose Python
-     * costs were not measured. {@code nodes} processes are as many nodes.
+     * devices, on the measured {@code host} profile, for other models than the notebook's LeNet, whose Python
+     * costs were not measured, and for steps the notebook does not take (accumulated, or sharded by ZeRO).
+     * {@code nodes} processes are as many nodes.
      */
     private TimeOnlyEpoch.Result withNotebookHost(
             DataParallelTrainer trainer,
@@ -438,7 +439,9 @@ final class TrainCommand implements Callable<Integer> {
             AllReduceAlgorithm allReduce) {
         if (trainer.timeline().isEmpty()
                 || "host".equalsIgnoreCase(devicesOptions.profile)
-                || !(model instanceof LeNet)) {
+                || !(model instanceof LeNet)
+                || stepOptions.accumulate != 1
+                || stepOptions.zero != 0) {
             return null;
         }
         return TimeOnlyEpoch.run(
