@@ -50,9 +50,6 @@ final class ModelState implements AutoCloseable {
     /** Stage 3: the parameters in units, gathered for a pass, each device keeping its chunk; else null. */
     private final ShardedParameters parameters;
 
-    /** DDP's default bucket_cap_mb, 25 MB: the size of the buckets and units of stages 2 and 3 unless given. */
-    static final long DEFAULT_BUCKET_BYTES = 25L << 20;
-
     /** The state of {@code replicas}, made at {@code config}'s stage from the parameters {@code start}. */
     ModelState(List<Replica> replicas, TrainConfig config, List<HostTensor> start) {
         this.stage = config.zero();
@@ -60,7 +57,7 @@ final class ModelState implements AutoCloseable {
         this.group = config.processGroup();
         this.optimizer = config.optimizer();
         this.shards = stage.shardsOptimizerState() ? new FlatShards(replicas, group) : null;
-        long bucketBytes = config.bucketBytes() > 0 ? config.bucketBytes() : DEFAULT_BUCKET_BYTES;
+        long bucketBytes = config.bucketBytes() > 0 ? config.bucketBytes() : TrainConfig.DDP_BUCKET_BYTES;
         this.allReduce = stage.shardsGradients()
                 ? null
                 : GradientSync.of(replicas, config.allReduce(), config.bucketBytes(), group);

@@ -39,6 +39,12 @@ public record TrainConfig(
         int accumulate,
         ZeroStage zero) {
 
+    /**
+     * DDP's default {@code bucket_cap_mb}, 25 MiB: the size of ZeRO's buckets and units (stages 2 and 3) when no
+     * bucket size is given.
+     */
+    public static final long DDP_BUCKET_BYTES = 25L << 20;
+
     public TrainConfig {
         if (epochs <= 0) {
             throw new IllegalArgumentException("epochs must be 1 or more, not " + epochs);

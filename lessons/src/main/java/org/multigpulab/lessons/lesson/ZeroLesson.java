@@ -50,8 +50,6 @@ public final class ZeroLesson implements Lesson {
      * on 4 GPUs neither do the peaks of stages 1 and 2 (measured 324 and 276 MB), while stage 3's (233 MB) does.
      */
     static final int SMALL_GPU_MB = 240;
-    /** DDP's default bucket_cap_mb, 25 MB. */
-    private static final long DDP_BUCKET_BYTES = 25_000_000;
 
     /**
      * One stage on {@code gpus} GPUs: GPU 0's memory, the model state ZeRO's paper counts for it, the bytes GPU 0
@@ -278,7 +276,7 @@ public final class ZeroLesson implements Lesson {
      */
     private static TrainConfig asNccl(TrainConfig config, ZeroStage stage) {
         return config.withAllReduce(AllReduceAlgorithm.RING)
-                .withBucketBytes(DDP_BUCKET_BYTES)
+                .withBucketBytes(TrainConfig.DDP_BUCKET_BYTES)
                 .withZero(stage);
     }
 
