@@ -139,13 +139,7 @@ final class ShardedParameters implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Buffer[] device : held) {
-            for (Buffer b : device) {
-                if (b != null) {
-                    b.close();
-                }
-            }
-        }
+        freeAll();
         own.forEach(Buffer::close);
     }
 }
