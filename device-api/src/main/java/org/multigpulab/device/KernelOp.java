@@ -109,6 +109,11 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
                     Fill,
                     SgdStep,
                     AdamStep,
+                    SquaredDeviations,
+                    BatchNormForward,
+                    BatchNormRunningUpdate,
+                    BatchNormBackwardReduce,
+                    BatchNormBackwardData,
                     ArgmaxMatches {
 
         /** What this op is. */
@@ -700,6 +705,136 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
 
         public long flops() {
             return 14L * n;
+        }
+    }
+
+    // Batch normalisation (BatchNorm2d): per channel c of x viewed as [N, C, H·W] (its BiasShape). Training takes
+    // each channel's mean from BiasAddBackward (Σ x) scaled by 1/count and its biased variance from SquaredDeviations
+    // scaled the same way, two passes as PyTorch's processor kernels do (Σx² − (Σx)²/n cancels in float32); between
+    // the steps synchronized BatchNorm sums them over the devices.
+
+    /** {@code m2[c] = Σ_{n,i} (x[n,c,i] − mean[c])²}: the squared deviations from the mean, summed over the batch. */
+    public record SquaredDeviations(
+            @Reads Buffer x, @Reads Buffer mean, @Writes Buffer m2, BiasShape s) implements Call {
+        public long needed(int i) {
+            return pick(i, s.length(), s.channels(), s.channels());
+        }
+
+        public long flops() {
+            return 3L * s.length();
+        }
+    }
+
+    /**
+     * {@code y[n,c,i] = (x[n,c,i] − mean[c]) / √(var[c] + eps) · gamma[c] + beta[c]}: {@code F.batch_norm} with the
+     * batch's statistics (training) or the running ones (evaluation).
+     */
+    public record BatchNormForward(
+            @Reads Buffer x,
+            @Reads Buffer mean,
+            @Reads Buffer var,
+            @Reads Buffer gamma,
+            @Reads Buffer beta,
+            @Writes Buffer y,
+            float eps,
+            BiasShape s)
+            implements Call {
+        public long needed(int i) {
+            return i == 0 || i == 5 ? s.length() : s.channels();
+        }
+
+        public long flops() {
+            return 3L * s.length();
+        }
+    }
+
+    /**
+     * BatchNorm's running statistics after a training pass over {@code count} values a channel, as PyTorch updates
+     * them: {@code runningMean = (1 − momentum) · runningMean + momentum · mean}, {@code runningVar = (1 − momentum) ·
+     * runningVar + momentum · var · count / (count − 1)} (the unbiased variance, from the biased {@code var}), and
+     * {@code tracked[0] += 1} ({@code num_batches_tracked}).
+     */
+    public record BatchNormRunningUpdate(
+            @Reads Buffer mean,
+            @Reads Buffer var,
+            @Updates Buffer runningMean,
+            @Updates Buffer runningVar,
+            @Updates Buffer tracked,
+            float momentum,
+            long count,
+            int channels)
+            implements Call {
+        public BatchNormRunningUpdate {
+            KernelOp.count(BatchNormRunningUpdate.class, channels);
+            if (count < 2) {
+                throw new DeviceException("batch_norm_running_update: expected more than 1 value per channel when"
+                        + " training, got " + count);
+            }
+        }
+
+        public long needed(int i) {
+            return i == 4 ? 1 : channels;
+        }
+
+        public long flops() {
+            return 6L * channels;
+        }
+    }
+
+    /**
+     * The per-channel sums of BatchNorm's backward pass: {@code sumDy[c] = Σ_{n,i} dy[n,c,i]} (β's gradient) and
+     * {@code sumDyXhat[c] = Σ_{n,i} dy[n,c,i] · x̂[n,c,i]} (γ's), where {@code x̂ = (x − mean[c]) / √(var[c] + eps)}.
+     */
+    public record BatchNormBackwardReduce(
+            @Reads Buffer x,
+            @Reads Buffer dy,
+            @Reads Buffer mean,
+            @Reads Buffer var,
+            @Writes Buffer sumDy,
+            @Writes Buffer sumDyXhat,
+            float eps,
+            BiasShape s)
+            implements Call {
+        public long needed(int i) {
+            return i < 2 ? s.length() : s.channels();
+        }
+
+        public long flops() {
+            return 5L * s.length();
+        }
+    }
+
+    /**
+     * The input's gradient through BatchNorm in training, whose statistics come from {@code count} values a channel
+     * (the batch's, or with synchronized BatchNorm every device's): {@code dx = gamma[c] / √(var[c] + eps) · (dy −
+     * sumDy[c] / count − x̂ · sumDyXhat[c] / count)}, with the sums of {@link BatchNormBackwardReduce} over the same
+     * values.
+     */
+    public record BatchNormBackwardData(
+            @Reads Buffer x,
+            @Reads Buffer dy,
+            @Reads Buffer mean,
+            @Reads Buffer var,
+            @Reads Buffer gamma,
+            @Reads Buffer sumDy,
+            @Reads Buffer sumDyXhat,
+            @Writes Buffer dx,
+            float eps,
+            long count,
+            BiasShape s)
+            implements Call {
+        public BatchNormBackwardData {
+            if (count < 1) {
+                throw new DeviceException("batch_norm_backward_data: the statistics need values, got " + count);
+            }
+        }
+
+        public long needed(int i) {
+            return i < 2 || i == 7 ? s.length() : s.channels();
+        }
+
+        public long flops() {
+            return 8L * s.length();
         }
     }
 

@@ -45,6 +45,7 @@ class KernelOpTest {
                 case "org.multigpulab.device.ConvPoolShape" ->
                     new ConvPoolShape(new ConvShape(2, 3, 6, 5, 4, 3, 2), 2, 2);
                 case "int" -> 3 + i;
+                case "long" -> 3L + i;
                 case "float" -> 0.5f + i;
                 case "boolean" -> i % 2 == 0;
                 default -> throw new AssertionError("no sample of " + components[i]);

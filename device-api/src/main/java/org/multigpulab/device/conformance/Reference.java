@@ -104,6 +104,41 @@ public final class Reference {
             }
             case KernelOp.SgdStep s -> sgdStep(s, in);
             case KernelOp.AdamStep a -> adamStep(a, in);
+            case KernelOp.SquaredDeviations(var x, var mean, var m2, var s) ->
+                Map.of(m2, squaredDeviations(in.apply(x), in.apply(mean), s));
+            case KernelOp.BatchNormForward(var x, var mean, var var, var gamma, var beta, var y, var eps, var s) ->
+                Map.of(
+                        y,
+                        batchNormForward(
+                                in.apply(x), in.apply(mean), in.apply(var), in.apply(gamma), in.apply(beta), eps, s));
+            case KernelOp.BatchNormRunningUpdate u -> batchNormRunningUpdate(u, in);
+            case KernelOp.BatchNormBackwardReduce(
+                    var x,
+                    var dy,
+                    var mean,
+                    var var,
+                    var sumDy,
+                    var sumDyXhat,
+                    var eps,
+                    var s) -> {
+                double[][] sums =
+                        batchNormBackwardReduce(in.apply(x), in.apply(dy), in.apply(mean), in.apply(var), eps, s);
+                yield Map.of(sumDy, sums[0], sumDyXhat, sums[1]);
+            }
+            case KernelOp.BatchNormBackwardData b ->
+                Map.of(
+                        b.dx(),
+                        batchNormBackwardData(
+                                in.apply(b.x()),
+                                in.apply(b.dy()),
+                                in.apply(b.mean()),
+                                in.apply(b.var()),
+                                in.apply(b.gamma()),
+                                in.apply(b.sumDy()),
+                                in.apply(b.sumDyXhat()),
+                                b.eps(),
+                                b.count(),
+                                b.s()));
             case KernelOp.ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
                 Map.of(count, new double[] {argmaxMatches(in.apply(logits), in.apply(labels), batch, classes)});
         };
@@ -142,6 +177,98 @@ public final class Reference {
             p[i] -= stepSize * m[i] / (Math.sqrt(v[i]) / correction + a.eps());
         }
         return Map.of(a.param(), p, a.m(), m, a.v(), v);
+    }
+
+    /** {@code Σ (x − mean[c])²} per channel. */
+    public static double[] squaredDeviations(double[] x, double[] mean, BiasShape s) {
+        double[] m2 = new double[s.channels()];
+        for (int o = 0; o < s.outer(); o++)
+            for (int c = 0; c < s.channels(); c++)
+                for (int i = 0; i < s.inner(); i++) {
+                    double d = x[(o * s.channels() + c) * s.inner() + i] - mean[c];
+                    m2[c] += d * d;
+                }
+        return m2;
+    }
+
+    /** {@code (x − mean[c]) / √(var[c] + eps) · gamma[c] + beta[c]}. */
+    public static double[] batchNormForward(
+            double[] x, double[] mean, double[] var, double[] gamma, double[] beta, double eps, BiasShape s) {
+        double[] y = new double[s.length()];
+        for (int o = 0; o < s.outer(); o++)
+            for (int c = 0; c < s.channels(); c++)
+                for (int i = 0; i < s.inner(); i++) {
+                    int at = (o * s.channels() + c) * s.inner() + i;
+                    y[at] = (x[at] - mean[c]) / Math.sqrt(var[c] + eps) * gamma[c] + beta[c];
+                }
+        return y;
+    }
+
+    /**
+     * BatchNorm in training, statistics and all: each channel normalised with its mean and biased variance over the
+     * batch. What the kit differentiates by finite differences.
+     */
+    public static double[] batchNormTraining(double[] x, double[] gamma, double[] beta, double eps, BiasShape s) {
+        double count = (double) s.outer() * s.inner();
+        double[] mean = biasAddBackward(x, s);
+        for (int c = 0; c < s.channels(); c++) mean[c] /= count;
+        double[] var = squaredDeviations(x, mean, s);
+        for (int c = 0; c < s.channels(); c++) var[c] /= count;
+        return batchNormForward(x, mean, var, gamma, beta, eps, s);
+    }
+
+    /** PyTorch's update of the running statistics, as {@link KernelOp.BatchNormRunningUpdate} says, in float64. */
+    private static Map<Buffer, double[]> batchNormRunningUpdate(
+            KernelOp.BatchNormRunningUpdate u, Function<Buffer, double[]> in) {
+        int n = u.channels();
+        double[] mean = in.apply(u.mean()), var = in.apply(u.var());
+        double[] runningMean = head(in.apply(u.runningMean()), n), runningVar = head(in.apply(u.runningVar()), n);
+        double m = u.momentum();
+        for (int c = 0; c < n; c++) {
+            runningMean[c] = (1 - m) * runningMean[c] + m * mean[c];
+            runningVar[c] = (1 - m) * runningVar[c] + m * var[c] * u.count() / (u.count() - 1);
+        }
+        double[] tracked = {in.apply(u.tracked())[0] + 1};
+        return Map.of(u.runningMean(), runningMean, u.runningVar(), runningVar, u.tracked(), tracked);
+    }
+
+    /** {@code {Σ dy, Σ dy · x̂}} per channel, {@code x̂ = (x − mean[c]) / √(var[c] + eps)}. */
+    public static double[][] batchNormBackwardReduce(
+            double[] x, double[] dy, double[] mean, double[] var, double eps, BiasShape s) {
+        double[] sumDy = new double[s.channels()], sumDyXhat = new double[s.channels()];
+        for (int o = 0; o < s.outer(); o++)
+            for (int c = 0; c < s.channels(); c++)
+                for (int i = 0; i < s.inner(); i++) {
+                    int at = (o * s.channels() + c) * s.inner() + i;
+                    sumDy[c] += dy[at];
+                    sumDyXhat[c] += dy[at] * (x[at] - mean[c]) / Math.sqrt(var[c] + eps);
+                }
+        return new double[][] {sumDy, sumDyXhat};
+    }
+
+    /** {@code gamma[c] / √(var[c] + eps) · (dy − sumDy[c] / count − x̂ · sumDyXhat[c] / count)}. */
+    public static double[] batchNormBackwardData(
+            double[] x,
+            double[] dy,
+            double[] mean,
+            double[] var,
+            double[] gamma,
+            double[] sumDy,
+            double[] sumDyXhat,
+            double eps,
+            double count,
+            BiasShape s) {
+        double[] dx = new double[s.length()];
+        for (int o = 0; o < s.outer(); o++)
+            for (int c = 0; c < s.channels(); c++) {
+                double invStd = 1 / Math.sqrt(var[c] + eps);
+                for (int i = 0; i < s.inner(); i++) {
+                    int at = (o * s.channels() + c) * s.inner() + i;
+                    double xHat = (x[at] - mean[c]) * invStd;
+                    dx[at] = gamma[c] * invStd * (dy[at] - sumDy[c] / count - xHat * sumDyXhat[c] / count);
+                }
+            }
+        return dx;
     }
 
     /** The first {@code n} elements of {@code a}, a copy. */

@@ -320,7 +320,11 @@ public abstract class KernelConformanceKit {
                 new ConvShape(2, 1, 28, 28, 20, 3, 3), // the seed's conv1
                 new ConvShape(2, 20, 13, 13, 50, 5, 5), // the seed's conv2
                 new ConvShape(1, 3, 7, 9, 4, 3, 2), // batch 1, odd sizes, non-square filter
-                new ConvShape(3, 2, 5, 5, 3, 5, 5)); // filter as large as the image: 1×1 output
+                new ConvShape(3, 2, 5, 5, 3, 5, 5), // filter as large as the image: 1×1 output
+                new ConvShape(2, 3, 9, 8, 4, 3, 3, 2, 1), // ResNet's stride 2 and padding 1, odd sizes
+                new ConvShape(2, 4, 8, 8, 6, 3, 3, 1, 1), // padding 1: the output as large as the input
+                new ConvShape(2, 4, 7, 7, 6, 1, 1, 2, 0), // ResNet's 1×1 shortcut of stride 2
+                new ConvShape(1, 2, 5, 6, 3, 2, 3, 3, 2)); // stride 3, padding 2: windows wholly in the padding
     }
 
     /**
@@ -337,7 +341,16 @@ public abstract class KernelConformanceKit {
         Stream<ConvShape> lenet = IntStream.of(SHARDS)
                 .boxed()
                 .flatMap(b -> Stream.of(new ConvShape(b, 1, 28, 28, 20, 3, 3), new ConvShape(b, 20, 13, 13, 50, 5, 5)));
-        return Stream.of(smallConvShapes(), large, channels, lenet).flatMap(s -> s);
+        // ResNet-18's layers on 28×28 images at a small batch: the stem, a stage's first strided convolution and its
+        // shortcut, and the last stage's 4×4 planes
+        Stream<ConvShape> resnet = Stream.of(
+                new ConvShape(2, 1, 28, 28, 64, 3, 3, 1, 1),
+                new ConvShape(2, 64, 28, 28, 64, 3, 3, 1, 1),
+                new ConvShape(2, 64, 28, 28, 128, 3, 3, 2, 1),
+                new ConvShape(2, 64, 28, 28, 128, 1, 1, 2, 0),
+                new ConvShape(2, 256, 7, 7, 512, 3, 3, 2, 1),
+                new ConvShape(2, 512, 4, 4, 512, 3, 3, 1, 1));
+        return Stream.of(smallConvShapes(), large, channels, lenet, resnet).flatMap(s -> s);
     }
 
     static Stream<PoolShape> smallPoolShapes() {
@@ -464,28 +477,6 @@ public abstract class KernelConformanceKit {
     }
 
     /**
-     * A convolution with stride 2 and padding 1 (ResNet-18's shapes): a backend runs it as the float64 reference does,
-     * or refuses it, with a message that names the stride, when it is launched or, where launches queue ({@code sim}),
-     * when the queue runs; never a wrong result.
-     */
-    @Test
-    void aStridedPaddedConvolutionRunsRightOrIsRefusedWithAMessage() {
-        ConvShape s = new ConvShape(2, 3, 9, 8, 4, 3, 3, 2, 1);
-        Buffer x = in(s.inputLength()), w = in(s.filterLength()), y = out(s.outputLength());
-        double[] expected = Reference.conv2dForward(wide(down(x, s.inputLength())), wide(down(w, s.filterLength())), s);
-        float[] got;
-        try {
-            k.launch(new Conv2dForward(x, w, y, s));
-            got = down(y, s.outputLength());
-        } catch (DeviceException refused) {
-            assertTrue(
-                    refused.getMessage().contains("stride"), "the refusal names the stride: " + refused.getMessage());
-            return;
-        }
-        assertClose("strided, padded conv2d_forward", expected, got);
-    }
-
-    /**
      * The kit's case of each op: one call on small odd shapes, its inputs fresh random numbers (labels random
      * classes), its outputs zeros.
      */
@@ -550,6 +541,51 @@ public abstract class KernelConformanceKit {
             case "AdamStep" ->
                 new KernelOp.AdamStep(
                         0.01f, 0.9f, 0.99f, 1e-3f, 0.05f, true, 3, 0.5f, in(n), in(n), in(n), positive(n), n);
+            case "SquaredDeviations" ->
+                new KernelOp.SquaredDeviations(in(bias.length()), in(bias.channels()), out(bias.channels()), bias);
+            case "BatchNormForward" ->
+                new KernelOp.BatchNormForward(
+                        in(bias.length()),
+                        in(bias.channels()),
+                        positive(bias.channels()),
+                        in(bias.channels()),
+                        in(bias.channels()),
+                        out(bias.length()),
+                        1e-5f,
+                        bias);
+            case "BatchNormRunningUpdate" ->
+                new KernelOp.BatchNormRunningUpdate(
+                        in(bias.channels()),
+                        positive(bias.channels()),
+                        in(bias.channels()),
+                        positive(bias.channels()),
+                        up(new float[] {random.nextInt(100)}),
+                        0.1f,
+                        (long) bias.outer() * bias.inner(),
+                        bias.channels());
+            case "BatchNormBackwardReduce" ->
+                new KernelOp.BatchNormBackwardReduce(
+                        in(bias.length()),
+                        in(bias.length()),
+                        in(bias.channels()),
+                        positive(bias.channels()),
+                        out(bias.channels()),
+                        out(bias.channels()),
+                        1e-5f,
+                        bias);
+            case "BatchNormBackwardData" ->
+                new KernelOp.BatchNormBackwardData(
+                        in(bias.length()),
+                        in(bias.length()),
+                        in(bias.channels()),
+                        positive(bias.channels()),
+                        in(bias.channels()),
+                        in(bias.channels()),
+                        in(bias.channels()),
+                        out(bias.length()),
+                        1e-5f,
+                        (long) bias.outer() * bias.inner(),
+                        bias);
             case "ArgmaxMatches" -> new ArgmaxMatches(in(batch * classes), labels.get(), out(1), batch, classes);
             default ->
                 throw new AssertionError("the conformance kit has no case of " + op.getSimpleName()
@@ -1160,6 +1196,122 @@ public abstract class KernelConformanceKit {
             k.launch(new BiasAdd(y, up(bs), s));
             return weighted(y, s.length(), g);
         });
+    }
+
+    /**
+     * BatchNorm in training on the device, statistics and all, as the tape runs it: Σx, the mean, the squared
+     * deviations, the biased variance, the normalisation; then its backward pass. Its three gradients against finite
+     * differences of {@link Reference#batchNormTraining} (the statistics move with x), and its output against that
+     * reference.
+     */
+    @ParameterizedTest
+    @MethodSource("smallBiasShapes")
+    void batchNormTrainingMatchesReferenceAndFiniteDifferences(BiasShape s) {
+        int c = s.channels(), count = s.outer() * s.inner();
+        float eps = 1e-5f;
+        float[] x = randomFloats(s.length()), gamma = randomFloats(c), beta = randomFloats(c);
+        float[] g = randomFloats(s.length());
+        Buffer xb = up(x), gammab = up(gamma), mean = out(c), var = out(c), y = out(s.length());
+        k.launch(new BiasAddBackward(xb, mean, s));
+        k.launch(new Scale(1f / count, mean, c));
+        k.launch(new KernelOp.SquaredDeviations(xb, mean, var, s));
+        k.launch(new Scale(1f / count, var, c));
+        k.launch(new KernelOp.BatchNormForward(xb, mean, var, gammab, up(beta), y, eps, s));
+        assertClose(
+                "batch_norm_forward in training " + s,
+                Reference.batchNormTraining(wide(x), wide(gamma), wide(beta), eps, s),
+                down(y, s.length()));
+        Buffer gb = up(g), sumDy = out(c), sumDyXhat = out(c), dx = out(s.length());
+        k.launch(new KernelOp.BatchNormBackwardReduce(xb, gb, mean, var, sumDy, sumDyXhat, eps, s));
+        k.launch(new KernelOp.BatchNormBackwardData(xb, gb, mean, var, gammab, sumDy, sumDyXhat, dx, eps, count, s));
+        assertReferenceDirectionalDerivative(
+                "batch_norm_backward_data " + s,
+                x,
+                down(dx, s.length()),
+                xs -> weighted(Reference.batchNormTraining(xs, wide(gamma), wide(beta), eps, s), g));
+        assertReferenceDirectionalDerivative(
+                "batch_norm_backward_reduce (gamma) " + s,
+                gamma,
+                down(sumDyXhat, c),
+                gs -> weighted(Reference.batchNormTraining(wide(x), gs, wide(beta), eps, s), g));
+        assertReferenceDirectionalDerivative(
+                "batch_norm_backward_reduce (beta) " + s,
+                beta,
+                down(sumDy, c),
+                bs -> weighted(Reference.batchNormTraining(wide(x), wide(gamma), bs, eps, s), g));
+    }
+
+    /**
+     * A channel whose values are all alike but for a tiny spread, as a convolution of N(0, 0.01²) weights plus its
+     * bias gives: its variance is the spread's, which {@code E[x²] − E[x]²} in float32 would lose entirely.
+     */
+    @Test
+    void squaredDeviationsKeepTheSpreadOfValuesFarFromZero() {
+        BiasShape s = new BiasShape(64, 3, 49);
+        float[] x = randomFloats(s.length());
+        for (int i = 0; i < x.length; i++) {
+            x[i] = 0.3f + 1e-3f * x[i];
+        }
+        Buffer xb = up(x), mean = out(3), m2 = out(3);
+        k.launch(new BiasAddBackward(xb, mean, s));
+        k.launch(new Scale(1f / (s.outer() * s.inner()), mean, 3));
+        k.launch(new KernelOp.SquaredDeviations(xb, mean, m2, s));
+        double[] exactMean = Reference.biasAddBackward(wide(x), s);
+        for (int c = 0; c < 3; c++) {
+            exactMean[c] /= s.outer() * s.inner();
+        }
+        assertClose("squared_deviations " + s, Reference.squaredDeviations(wide(x), exactMean, s), down(m2, 3));
+    }
+
+    /** BatchNorm at every channel count and plane size of ResNet-18 on 28×28 images, at small batches. */
+    static Stream<BiasShape> batchNormShapes() {
+        return Stream.of(
+                new BiasShape(3, 64, 784),
+                new BiasShape(2, 128, 196),
+                new BiasShape(2, 256, 49),
+                new BiasShape(5, 512, 16),
+                new BiasShape(1, 512, 16));
+    }
+
+    @ParameterizedTest
+    @MethodSource("batchNormShapes")
+    void batchNormKernelsMatchReference(BiasShape s) {
+        int c = s.channels();
+        float[] x = randomFloats(s.length()), dy = randomFloats(s.length()), mean = randomFloats(c);
+        float[] var = randomFloats(c), gamma = randomFloats(c), beta = randomFloats(c);
+        for (int i = 0; i < c; i++) {
+            var[i] = var[i] * var[i] + 0.01f;
+        }
+        float eps = 1e-5f;
+        Buffer xb = up(x), dyb = up(dy), meanb = up(mean), varb = up(var), gammab = up(gamma);
+        Buffer m2 = out(c), y = out(s.length()), sumDy = out(c), sumDyXhat = out(c), dx = out(s.length());
+        k.launch(new KernelOp.SquaredDeviations(xb, meanb, m2, s));
+        assertClose("squared_deviations " + s, Reference.squaredDeviations(wide(x), wide(mean), s), down(m2, c));
+        k.launch(new KernelOp.BatchNormForward(xb, meanb, varb, gammab, up(beta), y, eps, s));
+        assertClose(
+                "batch_norm_forward " + s,
+                Reference.batchNormForward(wide(x), wide(mean), wide(var), wide(gamma), wide(beta), eps, s),
+                down(y, s.length()));
+        k.launch(new KernelOp.BatchNormBackwardReduce(xb, dyb, meanb, varb, sumDy, sumDyXhat, eps, s));
+        double[][] sums = Reference.batchNormBackwardReduce(wide(x), wide(dy), wide(mean), wide(var), eps, s);
+        assertClose("batch_norm_backward_reduce sum_dy " + s, sums[0], down(sumDy, c));
+        assertClose("batch_norm_backward_reduce sum_dy_xhat " + s, sums[1], down(sumDyXhat, c));
+        long count = (long) s.outer() * s.inner();
+        k.launch(new KernelOp.BatchNormBackwardData(xb, dyb, meanb, varb, gammab, sumDy, sumDyXhat, dx, eps, count, s));
+        assertClose(
+                "batch_norm_backward_data " + s,
+                Reference.batchNormBackwardData(
+                        wide(x),
+                        wide(dy),
+                        wide(mean),
+                        wide(var),
+                        wide(gamma),
+                        wide(down(sumDy, c)),
+                        wide(down(sumDyXhat, c)),
+                        eps,
+                        count,
+                        s),
+                down(dx, s.length()));
     }
 
     @ParameterizedTest
