@@ -163,6 +163,21 @@ final class CalibrationCases implements AutoCloseable {
         calls.add(new KernelOp.ReluAvgPoolForward(next(a, pool.inputLength()), next(c, pool.outputLength()), pool));
         calls.add(new KernelOp.ReluAvgPoolBackward(
                 next(a, pool.inputLength()), next(c, pool.outputLength()), next(b, pool.inputLength()), pool));
+        batchNorm(planes);
+    }
+
+    /** BatchNorm's kernels over {@code s}'s planes, as a training pass runs them, and its running statistics. */
+    private void batchNorm(BiasShape s) {
+        int n = s.length(), channels = s.channels();
+        Buffer x = next(a, n), mean = next(b, channels), var = next(b, channels), gamma = next(b, channels);
+        calls.add(new KernelOp.SquaredDeviations(x, mean, next(c, channels), s));
+        calls.add(new KernelOp.BatchNormForward(x, mean, var, gamma, next(b, channels), next(c, n), 1e-5f, s));
+        calls.add(new KernelOp.BatchNormRunningUpdate(
+                mean, var, next(c, channels), next(c, channels), next(c, 1), 0.1f, 2, channels));
+        Buffer dy = next(a, n), sumDy = next(c, channels), sumDyXhat = next(c, channels);
+        calls.add(new KernelOp.BatchNormBackwardReduce(x, dy, mean, var, sumDy, sumDyXhat, 1e-5f, s));
+        calls.add(new KernelOp.BatchNormBackwardData(
+                x, dy, mean, var, gamma, sumDy, sumDyXhat, next(c, n), 1e-5f, (long) s.outer() * s.inner(), s));
     }
 
     /**

@@ -136,6 +136,11 @@ record HostCalibration(
                     KernelOp.Fill _,
                     KernelOp.SgdStep _,
                     KernelOp.AdamStep _,
+                    KernelOp.SquaredDeviations _,
+                    KernelOp.BatchNormForward _,
+                    KernelOp.BatchNormRunningUpdate _,
+                    KernelOp.BatchNormBackwardReduce _,
+                    KernelOp.BatchNormBackwardData _,
                     KernelOp.ArgmaxMatches _ -> kind(call);
         };
     }
@@ -144,9 +149,11 @@ record HostCalibration(
         return s.inner() == 1 ? "dense" : "planes";
     }
 
+    /** {@code 20x13x13_50x5x5}, with {@code _s2p1} after it for another stride than 1 or with padding. */
     private static String layer(ConvShape s) {
-        return s.inChannels() + "x" + s.height() + "x" + s.width() + "_" + s.outChannels() + "x" + s.kernelHeight()
-                + "x" + s.kernelWidth();
+        String layer = s.inChannels() + "x" + s.height() + "x" + s.width() + "_" + s.outChannels() + "x"
+                + s.kernelHeight() + "x" + s.kernelWidth();
+        return s.stride() == 1 && s.padding() == 0 ? layer : layer + "_s" + s.stride() + "p" + s.padding();
     }
 
     /**

@@ -9,6 +9,10 @@ import org.multigpulab.device.KernelOp.Add;
 import org.multigpulab.device.KernelOp.AvgPoolBackward;
 import org.multigpulab.device.KernelOp.AvgPoolForward;
 import org.multigpulab.device.KernelOp.Axpy;
+import org.multigpulab.device.KernelOp.BatchNormBackwardData;
+import org.multigpulab.device.KernelOp.BatchNormBackwardReduce;
+import org.multigpulab.device.KernelOp.BatchNormForward;
+import org.multigpulab.device.KernelOp.BatchNormRunningUpdate;
 import org.multigpulab.device.KernelOp.BiasAdd;
 import org.multigpulab.device.KernelOp.BiasAddBackward;
 import org.multigpulab.device.KernelOp.Conv2dBackwardData;
@@ -20,6 +24,8 @@ import org.multigpulab.device.KernelOp.Gemm;
 import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
 import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
 import org.multigpulab.device.KernelOp.ReluBackward;
+import org.multigpulab.device.KernelOp.Scale;
+import org.multigpulab.device.KernelOp.SquaredDeviations;
 import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyBackward;
 import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyForward;
 import org.multigpulab.device.Kernels;
@@ -39,7 +45,20 @@ public final class Ops {
      * three in one kernel ({@link #avgPool2d}). Its backward step takes what reached the output.
      */
     public static Tensor conv2d(Tape tape, Tensor x, Tensor w, Tensor b) {
-        ConvShape s = new ConvShape(x.dim(0), x.dim(1), x.dim(2), x.dim(3), w.dim(0), w.dim(2), w.dim(3));
+        return conv2d(tape, x, w, b, 1, 0);
+    }
+
+    /**
+     * {@code F.conv2d(x, w, b, stride, padding)}: the filter moved {@code stride} pixels at a time over x with
+     * {@code padding} zeros around it, → [N, O, (H + 2·padding − Kh) / stride + 1, (W + 2·padding − Kw) / stride + 1].
+     */
+    public static Tensor conv2d(Tape tape, Tensor x, Tensor w, Tensor b, int stride, int padding) {
+        if (x.dim(1) != w.dim(1)) {
+            throw new IllegalArgumentException(
+                    "conv2d: x has " + x.dim(1) + " channels but the filter expects " + w.dim(1));
+        }
+        ConvShape s = new ConvShape(
+                x.dim(0), x.dim(1), x.dim(2), x.dim(3), w.dim(0), w.dim(2), w.dim(3), stride, padding);
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(
                 x.requiresGrad() || w.requiresGrad() || b.requiresGrad(),
@@ -56,6 +75,95 @@ public final class Ops {
             }
         });
         return y;
+    }
+
+    /** BatchNorm's ε and momentum, PyTorch's defaults. */
+    public static final float BATCH_NORM_EPS = 1e-5f, BATCH_NORM_MOMENTUM = 0.1f;
+
+    /**
+     * {@code nn.BatchNorm2d} over x [N, C, H, W] with weight γ [C], bias β [C] and its buffers {@code runningMean},
+     * {@code runningVar} [C] and {@code tracked} (num_batches_tracked). In {@code training} each channel is
+     * normalised with its mean and biased variance over the batch, both passes summed over the devices that share
+     * statistics ({@link Tape#statistics()}: this device alone, or every device with synchronized BatchNorm), and
+     * the running statistics are updated from them (training, PyTorch's {@code model.train()}); otherwise the running
+     * statistics normalise, and no gradient flows.
+     */
+    public static Tensor batchNorm2d(
+            Tape tape,
+            Tensor x,
+            Tensor gamma,
+            Tensor beta,
+            Tensor runningMean,
+            Tensor runningVar,
+            Tensor tracked,
+            boolean training) {
+        int c = x.dim(1);
+        if (gamma.size() != c || beta.size() != c || runningMean.size() != c || runningVar.size() != c) {
+            throw new IllegalArgumentException("batch_norm: x has " + c + " channels, γ " + gamma.size() + ", β "
+                    + beta.size() + ", the running statistics " + runningMean.size() + " and " + runningVar.size());
+        }
+        BiasShape s = new BiasShape(x.dim(0), c, x.dim(2) * x.dim(3));
+        Kernels k = tape.kernels();
+        Buffer in = tape.data(x);
+        if (!training) {
+            Tensor y = tape.newTensor(false, x.shape());
+            k.launch(new BatchNormForward(
+                    in, runningMean.data(), runningVar.data(), gamma.data(), beta.data(), y.data(), BATCH_NORM_EPS, s));
+            return y;
+        }
+        BatchStatistics statistics = tape.statistics();
+        Tensor moments = tape.newTensor(false, 2, c); // the mean, then the biased variance
+        Buffer mean = moments.data().slice(0, c), var = moments.data().slice(c, c);
+        k.launch(new BiasAddBackward(in, mean, s)); // Σ x
+        long count = statistics.allReduce(mean, (long) s.outer() * s.inner());
+        k.launch(new Scale(1f / count, mean, c));
+        k.launch(new SquaredDeviations(in, mean, var, s));
+        statistics.allReduce(var, (long) s.outer() * s.inner());
+        k.launch(new Scale(1f / count, var, c));
+        k.launch(new BatchNormRunningUpdate(
+                mean, var, runningMean.data(), runningVar.data(), tracked.data(), BATCH_NORM_MOMENTUM, count, c));
+        Tensor y = tape.newTensor(x.requiresGrad() || gamma.requiresGrad() || beta.requiresGrad(), x.shape());
+        k.launch(new BatchNormForward(in, mean, var, gamma.data(), beta.data(), y.data(), BATCH_NORM_EPS, s));
+        tape.record(y, () -> {
+            if (!tape.hasGrad(y)) {
+                return;
+            }
+            Tensor sums = tape.newTensor(false, 2, c); // Σ dy, then Σ dy · x̂
+            Buffer sumDy = sums.data().slice(0, c), sumDyXhat = sums.data().slice(c, c);
+            k.launch(new BatchNormBackwardReduce(x.data(), y.grad(), mean, var, sumDy, sumDyXhat, BATCH_NORM_EPS, s));
+            tape.accumulateGrad(gamma, dgamma -> copy(k, sumDyXhat, dgamma, c));
+            tape.accumulateGrad(beta, dbeta -> copy(k, sumDy, dbeta, c));
+            if (x.requiresGrad()) {
+                statistics.allReduce(sums.data(), (long) s.outer() * s.inner());
+                tape.accumulateGrad(
+                        x,
+                        dx -> k.launch(new BatchNormBackwardData(
+                                x.data(),
+                                y.grad(),
+                                mean,
+                                var,
+                                gamma.data(),
+                                sumDy,
+                                sumDyXhat,
+                                dx,
+                                BATCH_NORM_EPS,
+                                count,
+                                s)));
+            }
+        });
+        return y;
+    }
+
+    /**
+     * {@code nn.AdaptiveAvgPool2d((1, 1))}: x [N, C, H, W] → [N, C, 1, 1], the mean of each plane, for square
+     * planes (a pooling whose one window is the plane).
+     */
+    public static Tensor globalAvgPool2d(Tape tape, Tensor x) {
+        if (x.dim(2) != x.dim(3)) {
+            throw new IllegalArgumentException("global average pooling takes square planes, not " + x.dim(2) + "×"
+                    + x.dim(3));
+        }
+        return avgPool2d(tape, x, x.dim(2), x.dim(2));
     }
 
     /**
@@ -149,6 +257,29 @@ public final class Ops {
             tape.accumulateGrad(w, dw -> k.launch(new Gemm(true, false, in, out, n, 1f, x.data(), y.grad(), 0f, dw)));
             tape.accumulateGrad(b, db -> k.launch(new BiasAddBackward(y.grad(), db, bias)));
             tape.accumulateGrad(x, dx -> k.launch(new Gemm(false, true, n, in, out, 1f, y.grad(), w.data(), 0f, dx)));
+        });
+        return y;
+    }
+
+    /**
+     * {@code nn.Linear}'s {@code F.linear(x, w, b)} = {@code x · wᵀ + b}, its weight laid out as PyTorch's: x [N, In],
+     * w [Out, In], b [Out] → [N, Out].
+     */
+    public static Tensor linearTransposed(Tape tape, Tensor x, Tensor w, Tensor b) {
+        int n = x.dim(0), in = x.dim(1), out = w.dim(0);
+        if (w.dim(1) != in) {
+            throw new IllegalArgumentException("linear: x has " + in + " features but w expects " + w.dim(1));
+        }
+        BiasShape bias = new BiasShape(n, out, 1);
+        Kernels k = tape.kernels();
+        Tensor y = tape.newTensor(x.requiresGrad() || w.requiresGrad() || b.requiresGrad(), n, out);
+        k.launch(new Gemm(false, true, n, out, in, 1f, tape.data(x), w.data(), 0f, y.data()));
+        k.launch(new BiasAdd(y.data(), b.data(), bias));
+        tape.record(y, () -> {
+            // dw [Out, In] = dyᵀ · x;  db = Σ_rows dy;  dx [N, In] = dy · w
+            tape.accumulateGrad(w, dw -> k.launch(new Gemm(true, false, out, in, n, 1f, y.grad(), x.data(), 0f, dw)));
+            tape.accumulateGrad(b, db -> k.launch(new BiasAddBackward(y.grad(), db, bias)));
+            tape.accumulateGrad(x, dx -> k.launch(new Gemm(false, false, n, in, out, 1f, y.grad(), w.data(), 0f, dx)));
         });
         return y;
     }

@@ -33,21 +33,33 @@ public final class Tape implements AutoCloseable {
     private Consumer<Tensor> onParameterGradient = t -> {};
     private boolean addToParameterGradients;
     private final FusionPlanner planner;
+    private final BatchStatistics statistics;
 
-    private Tape(Workspace workspace, boolean recording) {
+    private Tape(Workspace workspace, boolean recording, BatchStatistics statistics) {
         this.workspace = workspace;
         this.recording = recording;
+        this.statistics = statistics;
         this.planner = new FusionPlanner(kernels());
     }
 
-    /** A tape that records backward steps, for training. */
+    /** A tape that records backward steps, for training; BatchNorm's statistics are this device's own. */
     public static Tape training(Workspace workspace) {
-        return new Tape(workspace, true);
+        return training(workspace, BatchStatistics.LOCAL);
+    }
+
+    /** A tape that records backward steps, for training, BatchNorm's statistics summed by {@code statistics}. */
+    public static Tape training(Workspace workspace, BatchStatistics statistics) {
+        return new Tape(workspace, true, statistics);
     }
 
     /** A tape that records nothing, for evaluation. */
     public static Tape inference(Workspace workspace) {
-        return new Tape(workspace, false);
+        return new Tape(workspace, false, BatchStatistics.LOCAL);
+    }
+
+    /** Over which devices BatchNorm's statistics are summed in this tape's passes. */
+    BatchStatistics statistics() {
+        return statistics;
     }
 
     Kernels kernels() {

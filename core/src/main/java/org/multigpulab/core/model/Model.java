@@ -91,11 +91,11 @@ public interface Model {
     }
 
     /**
-     * The models {@link #named} knows: the notebook's LeNet, d2l's MLP (and made wide), and any other model on the class path that
+     * The models {@link #named} knows: the notebook's LeNet, d2l's MLP (and made wide), d2l's ResNet-18, and any other model on the class path that
      * names itself in {@code META-INF/services/org.multigpulab.core.model.Model} ({@link ServiceLoader}).
      */
     static List<Model> all() {
-        List<Model> models = new ArrayList<>(List.of(new LeNet(), new Mlp(), Mlp.wide()));
+        List<Model> models = new ArrayList<>(List.of(new LeNet(), new Mlp(), Mlp.wide(), new ResNet18(), ResNet18.lazy()));
         ServiceLoader.load(Model.class).forEach(models::add);
         return List.copyOf(models);
     }
@@ -108,9 +108,10 @@ public interface Model {
             }
         }
         throw new IllegalArgumentException("unknown model '" + name + "'; choose lenet (the notebook's LeNet), mlp"
-                + " (d2l's multilayer perceptron), mlp-wide (eight hidden layers of 2,048)"
+                + " (d2l's multilayer perceptron), mlp-wide (eight hidden layers of 2,048), resnet18 (d2l's ResNet-18"
+                + " of §12.6), resnet18-lazy (the same as d2l 1.0.x first initialises it)"
                 + all().stream()
-                        .skip(3)
+                        .skip(5)
                         .map(m -> ", " + m.name().toLowerCase(Locale.ROOT))
                         .collect(Collectors.joining()));
     }

@@ -16,6 +16,16 @@ public record ParameterSpec(String name, Init init, int... shape) {
         return new ParameterSpec(name, new Init.Zeros(), shape);
     }
 
+    /** A parameter whose values start uniform in [−bound, bound): PyTorch's default for a layer's bias. */
+    public static ParameterSpec uniform(String name, float bound, int... shape) {
+        return new ParameterSpec(name, new Init.Uniform(bound), shape);
+    }
+
+    /** A parameter whose values start at one (BatchNorm's γ). */
+    public static ParameterSpec ones(String name, int... shape) {
+        return new ParameterSpec(name, new Init.Ones(), shape);
+    }
+
     public int size() {
         int n = 1;
         for (int d : shape) {
@@ -51,6 +61,27 @@ public record ParameterSpec(String name, Init init, int... shape) {
                 for (int i = 0; i < values.length; i++) {
                     values[i] = (float) random.nextGaussian() * std;
                 }
+            }
+        }
+
+        /**
+         * Each value uniform in [−bound, bound), drawn in order: PyTorch's default for a convolution's or linear
+         * layer's bias, {@code 1/√fan_in}, and for its weight (kaiming-uniform with a = √5 comes to the same bound).
+         */
+        record Uniform(float bound) implements Init {
+            @Override
+            public void fill(float[] values, Random random) {
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = (float) ((random.nextDouble() * 2 - 1) * bound);
+                }
+            }
+        }
+
+        /** All ones; draws nothing. */
+        record Ones() implements Init {
+            @Override
+            public void fill(float[] values, Random random) {
+                Arrays.fill(values, 1f);
             }
         }
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.Optional;
 import java.util.stream.IntStream;
 import org.multigpulab.core.autograd.Tape;
@@ -18,7 +19,10 @@ import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.Mode;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.optim.OptimizerState;
+import org.multigpulab.core.autograd.BatchStatistics;
+import org.multigpulab.core.parallel.BatchNormStatistics;
 import org.multigpulab.core.parallel.Replica;
+import org.multigpulab.core.parallel.SynchronizedStatistics;
 import org.multigpulab.core.parallel.Scatter;
 import org.multigpulab.core.parallel.Shard;
 import org.multigpulab.core.train.StepChecks.Position;
@@ -43,6 +47,8 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final TrainConfig config;
     /** What each device holds of parameters, gradients and the optimizer's state, and how they are kept right. */
     private final ModelState modelState;
+    /** With synchronized BatchNorm, the devices' passes in lockstep and their statistics' sums; else null. */
+    private final SynchronizedStatistics synchronizedStatistics;
 
     /**
      * The notebook's {@code device_params = [get_params(params, d) for d in devices]} for {@code model}, whose state
@@ -69,6 +75,9 @@ public final class DataParallelTrainer implements AutoCloseable {
                 .toList();
         this.config = config;
         this.modelState = new ModelState(deviceParams, config, params);
+        this.synchronizedStatistics = config.batchNorm() == BatchNormStatistics.SYNC && !model.buffers().isEmpty()
+                ? new SynchronizedStatistics(devices, config.processGroup())
+                : null;
     }
 
     private static void checkFits(Model model, List<HostTensor> state) {
@@ -186,7 +195,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                 steps = splitBatch(batch);
                 // Loss is calculated separately on each GPU
                 modelState.beforeForward();
-                steps.forEach(step -> step.forwardAndLoss(model));
+                forwardPasses(steps, at);
                 modelState.afterForward();
                 // Back propagation is performed separately on each GPU; in buckets, summing starts meanwhile
                 if (synchronizing) {
@@ -224,7 +233,21 @@ public final class DataParallelTrainer implements AutoCloseable {
      */
     private void backwardPasses(List<DeviceStep> steps, boolean synchronizing, boolean accumulate) {
         modelState.beforeBackward();
-        if (!modelState.interleavesBackward()) {
+        if (synchronizedStatistics != null) {
+            // BatchNorm's sums meet across the devices in the backward pass too
+            synchronizedStatistics.run(i -> {
+                Consumer<Tensor> hook = synchronizing ? modelState.hook(i) : t -> {};
+                if (!modelState.interleavesBackward()) {
+                    steps.get(i).backward(hook, accumulate);
+                    return;
+                }
+                try (DeviceStep.Pass pass = steps.get(i).startBackward(hook, accumulate)) {
+                    while (pass.step()) {
+                        synchronizedStatistics.yieldTurn(i);
+                    }
+                }
+            });
+        } else if (!modelState.interleavesBackward()) {
             for (int i = 0; i < steps.size(); i++) {
                 steps.get(i).backward(synchronizing ? modelState.hook(i) : t -> {}, accumulate);
             }
@@ -245,6 +268,26 @@ public final class DataParallelTrainer implements AutoCloseable {
             }
         }
         modelState.afterBackward();
+    }
+
+    /**
+     * Every device's forward pass and loss: one after another, each BatchNorm over its device's shard; with
+     * synchronized BatchNorm side by side in lockstep, each over the whole global batch, which every device must then
+     * have rows of.
+     */
+    private void forwardPasses(List<DeviceStep> steps, Position at) {
+        if (synchronizedStatistics == null) {
+            steps.forEach(step -> step.forwardAndLoss(model, BatchStatistics.LOCAL));
+            return;
+        }
+        for (int i = 0; i < steps.size(); i++) {
+            if (steps.get(i).samples() == 0) {
+                throw new IllegalArgumentException("batch " + at.batch() + " of epoch " + at.epoch() + " leaves "
+                        + steps.get(i).device().id() + " no images, and synchronized BatchNorm needs every device's:"
+                        + " train with a batch of at least as many images as devices, or with --batchnorm local");
+            }
+        }
+        synchronizedStatistics.run(i -> steps.get(i).forwardAndLoss(model, synchronizedStatistics.of(i)));
     }
 
     /** Refuses images of another shape than the model takes, naming both. */
@@ -540,6 +583,9 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (synchronizedStatistics != null) {
+            synchronizedStatistics.close();
+        }
         modelState.close();
         deviceParams.forEach(Replica::close);
     }

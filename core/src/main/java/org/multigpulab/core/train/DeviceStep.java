@@ -2,6 +2,7 @@ package org.multigpulab.core.train;
 
 import java.util.List;
 import java.util.function.Consumer;
+import org.multigpulab.core.autograd.BatchStatistics;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
@@ -43,13 +44,16 @@ final class DeviceStep implements AutoCloseable {
         return shard.size();
     }
 
-    /** {@code loss(lenet(X_shard, device_W), y_shard)} for {@code model} in training mode, recorded on a new tape. */
-    void forwardAndLoss(Model model) {
+    /**
+     * {@code loss(lenet(X_shard, device_W), y_shard)} for {@code model} in training mode, recorded on a new tape, its
+     * BatchNorms' statistics summed by {@code statistics}.
+     */
+    void forwardAndLoss(Model model, BatchStatistics statistics) {
         if (shard.isEmpty()) {
             return;
         }
         try (Device.Range r = device().range(new StepPart.Forward())) {
-            tape = Tape.training(replica.workspace());
+            tape = Tape.training(replica.workspace(), statistics);
             Tensor x = Tensor.of(shard.x(), false, shard.size(), image.channels(), image.height(), image.width());
             logits = model.forward(tape, x, replica.params(), replica.buffers(), Mode.TRAIN); // [N, 10]
             loss = Ops.crossEntropySum(tape, logits, labels()); // [N], summed by backward

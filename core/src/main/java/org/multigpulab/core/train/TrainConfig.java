@@ -7,6 +7,7 @@ import java.util.function.Consumer;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.optim.Optimizer;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.BatchNormStatistics;
 import org.multigpulab.core.parallel.ZeroStage;
 
 /**
@@ -19,8 +20,9 @@ import org.multigpulab.core.parallel.ZeroStage;
  * split over this process's devices: {@code shares} empty splits as {@code torch.chunk}, else device i takes a
  * part of every batch in proportion to {@code shares.get(i)} (its measured speed, say); the optimizer whose rule
  * updates the parameters (the notebook's plain SGD by default); how many micro-batches of {@code batchSize} one
- * optimizer step accumulates ({@code accumulate}, 1 as the notebook); and which of the model's state the devices
- * shard among themselves instead of each holding all of it ({@code zero}, ZeRO's stages).
+ * optimizer step accumulates ({@code accumulate}, 1 as the notebook); which of the model's state the devices
+ * shard among themselves instead of each holding all of it ({@code zero}, ZeRO's stages); and over which devices
+ * BatchNorm takes its statistics ({@code batchNorm}: each its own shard, or all of them).
  *
  * <p>Immutable: the {@code with} methods return a changed copy. The constructor rejects values that cannot train.
  */
@@ -37,7 +39,8 @@ public record TrainConfig(
         List<Double> shares,
         Optimizer optimizer,
         int accumulate,
-        ZeroStage zero) {
+        ZeroStage zero,
+        BatchNormStatistics batchNorm) {
 
     /**
      * DDP's default {@code bucket_cap_mb}, 25 MiB: the size of ZeRO's buckets and units (stages 2 and 3) when no
@@ -62,6 +65,7 @@ public record TrainConfig(
         Objects.requireNonNull(processGroup, "processGroup");
         Objects.requireNonNull(optimizer, "optimizer");
         Objects.requireNonNull(zero, "zero");
+        Objects.requireNonNull(batchNorm, "batchNorm");
         if (accumulate <= 0) {
             throw new IllegalArgumentException(
                     "gradients must be accumulated over 1 micro-batch (every step) or more, not " + accumulate);
@@ -87,7 +91,8 @@ public record TrainConfig(
                 List.of(),
                 Optimizer.NOTEBOOK_SGD,
                 1,
-                ZeroStage.NONE);
+                ZeroStage.NONE,
+                BatchNormStatistics.LOCAL);
     }
 
     /** The notebook's {@code train(num_gpus, batch_size=256, lr=0.2)} with 5 epochs, shuffled with random seed 1. */
@@ -163,6 +168,11 @@ public record TrainConfig(
         return with(c -> c.zero = zero);
     }
 
+    /** BatchNorm's statistics over each device's shard ({@link BatchNormStatistics#LOCAL}, by default) or all of them. */
+    public TrainConfig withBatchNorm(BatchNormStatistics batchNorm) {
+        return with(c -> c.batchNorm = batchNorm);
+    }
+
     /** This config with what {@code change} sets in a copy of its components. */
     private TrainConfig with(Consumer<Components> change) {
         Components c = new Components(this);
@@ -180,7 +190,8 @@ public record TrainConfig(
                 c.shares,
                 c.optimizer,
                 c.accumulate,
-                c.zero);
+                c.zero,
+                c.batchNorm);
     }
 
     /** The components of a config, to change some of them. */
@@ -198,6 +209,7 @@ public record TrainConfig(
         Optimizer optimizer;
         int accumulate;
         ZeroStage zero;
+        BatchNormStatistics batchNorm;
 
         Components(TrainConfig c) {
             epochs = c.epochs;
@@ -213,6 +225,7 @@ public record TrainConfig(
             optimizer = c.optimizer;
             accumulate = c.accumulate;
             zero = c.zero;
+            batchNorm = c.batchNorm;
         }
     }
 }
