@@ -25,9 +25,9 @@ import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
 import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
 import org.multigpulab.device.KernelOp.ReluBackward;
 import org.multigpulab.device.KernelOp.Scale;
-import org.multigpulab.device.KernelOp.SquaredDeviations;
 import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyBackward;
 import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyForward;
+import org.multigpulab.device.KernelOp.SquaredDeviations;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
@@ -57,8 +57,8 @@ public final class Ops {
             throw new IllegalArgumentException(
                     "conv2d: x has " + x.dim(1) + " channels but the filter expects " + w.dim(1));
         }
-        ConvShape s = new ConvShape(
-                x.dim(0), x.dim(1), x.dim(2), x.dim(3), w.dim(0), w.dim(2), w.dim(3), stride, padding);
+        ConvShape s =
+                new ConvShape(x.dim(0), x.dim(1), x.dim(2), x.dim(3), w.dim(0), w.dim(2), w.dim(3), stride, padding);
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(
                 x.requiresGrad() || w.requiresGrad() || b.requiresGrad(),
@@ -160,8 +160,8 @@ public final class Ops {
      */
     public static Tensor globalAvgPool2d(Tape tape, Tensor x) {
         if (x.dim(2) != x.dim(3)) {
-            throw new IllegalArgumentException("global average pooling takes square planes, not " + x.dim(2) + "×"
-                    + x.dim(3));
+            throw new IllegalArgumentException(
+                    "global average pooling takes square planes, not " + x.dim(2) + "×" + x.dim(3));
         }
         return avgPool2d(tape, x, x.dim(2), x.dim(2));
     }

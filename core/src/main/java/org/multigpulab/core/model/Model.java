@@ -95,7 +95,8 @@ public interface Model {
      * names itself in {@code META-INF/services/org.multigpulab.core.model.Model} ({@link ServiceLoader}).
      */
     static List<Model> all() {
-        List<Model> models = new ArrayList<>(List.of(new LeNet(), new Mlp(), Mlp.wide(), new ResNet18(), ResNet18.lazy()));
+        List<Model> models =
+                new ArrayList<>(List.of(new LeNet(), new Mlp(), Mlp.wide(), new ResNet18(), ResNet18.lazy()));
         ServiceLoader.load(Model.class).forEach(models::add);
         return List.copyOf(models);
     }

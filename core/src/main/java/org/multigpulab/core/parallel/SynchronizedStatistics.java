@@ -6,8 +6,8 @@ import java.util.List;
 import org.multigpulab.core.autograd.BatchStatistics;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.device.Buffer;
-import org.multigpulab.device.Device;
 import org.multigpulab.device.CollectiveCostModel.Collective;
+import org.multigpulab.device.Device;
 
 /**
  * {@code nn.SyncBatchNorm}'s sums: the devices' passes run in {@link Lockstep}, and wherever a BatchNorm sums its
@@ -66,7 +66,8 @@ public final class SynchronizedStatistics implements AutoCloseable {
             }
             Device first = devices.getFirst();
             first.download(buffers.getFirst(), host, 0);
-            first.timeline().ifPresent(t -> t.acrossNodes(Collective.ALL_REDUCE, (long) n * Float.BYTES, processes.size()));
+            first.timeline()
+                    .ifPresent(t -> t.acrossNodes(Collective.ALL_REDUCE, (long) n * Float.BYTES, processes.size()));
             processes.allReduce(host, 0, n);
             double[] counted = {count};
             processes.allReduce(counted);

@@ -4,9 +4,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.function.Consumer;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
+import org.multigpulab.core.autograd.BatchStatistics;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
 import org.multigpulab.core.data.BatchIterator;
@@ -19,12 +20,11 @@ import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.Mode;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.optim.OptimizerState;
-import org.multigpulab.core.autograd.BatchStatistics;
 import org.multigpulab.core.parallel.BatchNormStatistics;
 import org.multigpulab.core.parallel.Replica;
-import org.multigpulab.core.parallel.SynchronizedStatistics;
 import org.multigpulab.core.parallel.Scatter;
 import org.multigpulab.core.parallel.Shard;
+import org.multigpulab.core.parallel.SynchronizedStatistics;
 import org.multigpulab.core.train.StepChecks.Position;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceId;
@@ -75,7 +75,8 @@ public final class DataParallelTrainer implements AutoCloseable {
                 .toList();
         this.config = config;
         this.modelState = new ModelState(deviceParams, config, params);
-        this.synchronizedStatistics = config.batchNorm() == BatchNormStatistics.SYNC && !model.buffers().isEmpty()
+        this.synchronizedStatistics = config.batchNorm() == BatchNormStatistics.SYNC
+                        && !model.buffers().isEmpty()
                 ? new SynchronizedStatistics(devices, config.processGroup())
                 : null;
     }

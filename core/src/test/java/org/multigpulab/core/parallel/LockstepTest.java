@@ -35,11 +35,9 @@ class LockstepTest {
         try (Lockstep lockstep = new Lockstep(2)) {
             IllegalStateException e = assertThrows(
                     IllegalStateException.class,
-                    () -> lockstep.run(List.of(
-                            i -> lockstep.arrive(i, () -> {}),
-                            i -> {
-                                throw new IllegalStateException("device 1 broke");
-                            })));
+                    () -> lockstep.run(List.of(i -> lockstep.arrive(i, () -> {}), i -> {
+                        throw new IllegalStateException("device 1 broke");
+                    })));
             assertEquals("device 1 broke", e.getMessage());
         }
     }

@@ -61,7 +61,10 @@ class BatchNormAcrossDevicesTest {
         UpdateDistance d = UpdateDistance.of(INIT, ranks.getFirst(), one);
         assertTrue(d.worst().relative() < 1e-3, "sync over 2 processes vs 1 device: " + d);
         UpdateDistance local = UpdateDistance.of(
-                INIT, ThreadRanks.run(2, group -> train(1, CONFIG.withProcessGroup(group))).getFirst(), one);
+                INIT,
+                ThreadRanks.run(2, group -> train(1, CONFIG.withProcessGroup(group)))
+                        .getFirst(),
+                one);
         assertTrue(local.worst().relative() > 1e-2, "local over 2 processes vs 1 device: " + local);
     }
 
@@ -75,7 +78,8 @@ class BatchNormAcrossDevicesTest {
         HostBatch firstHalf = new HostBatch(batch.x(), batch.y(), BATCH / 2, batch.shape(), 1);
         for (BatchNormStatistics statistics : BatchNormStatistics.values()) {
             List<HostTensor> two = oneStep(2, statistics, batch);
-            List<HostTensor> expected = oneStep(1, statistics, statistics == BatchNormStatistics.SYNC ? batch : firstHalf);
+            List<HostTensor> expected =
+                    oneStep(1, statistics, statistics == BatchNormStatistics.SYNC ? batch : firstHalf);
             int buffers = MODEL.parameters().size();
             UpdateDistance d = UpdateDistance.of(
                     INIT.subList(buffers, INIT.size()),

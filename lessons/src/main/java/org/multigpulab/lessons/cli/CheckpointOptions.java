@@ -100,7 +100,7 @@ final class CheckpointOptions {
         List<HostTensor> optimizerState =
                 checkpoint.params().stream().filter(OptimizerState::holds).toList();
         List<HostTensor> params =
-                SafeTensors.matching("--resume", resume, modelState, model.stateNames(), model.stateShapes());
+                SafeTensors.matching("--resume", resume, modelState, model.stateNames(), model.stateShapes(), "");
         return new Resumed(checkpoint.state(), params, optimizerState, contents.placement());
     }
 

@@ -1,11 +1,16 @@
 package org.multigpulab.lessons.cli;
 
+import org.multigpulab.core.parallel.BatchNormStatistics;
 import org.multigpulab.core.parallel.ZeroStage;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.lessons.errors.UserError;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
-/** {@code --accumulate} and {@code --zero}, as {@code train} takes them: how one optimizer step is made. */
+/**
+ * {@code --accumulate}, {@code --zero} and {@code --batchnorm}, as {@code train} takes them: how one optimizer step is
+ * made.
+ */
 final class StepOptions {
 
     @Option(
@@ -26,6 +31,31 @@ final class StepOptions {
                     + " ${DEFAULT-VALUE}.")
     int zero;
 
+    @Option(
+            names = "--batchnorm",
+            paramLabel = "local|sync",
+            defaultValue = "local",
+            converter = BatchNormConverter.class,
+            description = "BatchNorm's statistics: local, each device over its own shard (nn.DataParallel and DDP;"
+                    + " the running statistics kept are device 0's), or sync, over the whole global batch on every"
+                    + " device and process (nn.SyncBatchNorm, two small all-reduces in each BatchNorm's forward pass"
+                    + " and one in its backward). Default: ${DEFAULT-VALUE}.")
+    BatchNormStatistics batchNorm;
+
+    /** {@code local} or {@code sync}, in lower case as the option is written. */
+    static final class BatchNormConverter implements CommandLine.ITypeConverter<BatchNormStatistics> {
+        @Override
+        public BatchNormStatistics convert(String value) {
+            return switch (value) {
+                case "local" -> BatchNormStatistics.LOCAL;
+                case "sync" -> BatchNormStatistics.SYNC;
+                default ->
+                    throw new CommandLine.TypeConversionException("'" + value + "' is neither local (each device's"
+                            + " own statistics) nor sync (the whole batch's)");
+            };
+        }
+    }
+
     /** Checked before anything starts: a line naming the option at fault. */
     void check() {
         UserError.requireOneOrMore("--accumulate", accumulate);
@@ -38,6 +68,6 @@ final class StepOptions {
     /** {@code config} taking steps as asked. */
     TrainConfig apply(TrainConfig config) {
         check();
-        return config.withAccumulate(accumulate).withZero(ZeroStage.of(zero));
+        return config.withAccumulate(accumulate).withZero(ZeroStage.of(zero)).withBatchNorm(batchNorm);
     }
 }

@@ -492,6 +492,20 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     private static List<HostTensor> loadParams(Path file, Model model) {
-        return SafeTensors.matching("--load", file, SafeTensors.read(file), model.stateNames(), model.stateShapes());
+        List<HostTensor> tensors = SafeTensors.read(file);
+        return SafeTensors.matching(
+                "--load", file, tensors, model.stateNames(), model.stateShapes(), whoseState(tensors, model));
+    }
+
+    /** Which other model {@code tensors} are the whole state of, as a hint: {@code it is LeNet's: --model lenet}. */
+    static String whoseState(List<HostTensor> tensors, Model model) {
+        List<String> names = tensors.stream().map(HostTensor::name).sorted().toList();
+        return Model.all().stream()
+                .filter(m -> !m.name().equals(model.name()))
+                .filter(m -> m.stateNames().stream().sorted().toList().equals(names))
+                .findFirst()
+                .map(m -> "It holds " + m.name() + "'s state: give --model "
+                        + m.name().toLowerCase(Locale.ROOT))
+                .orElse("");
     }
 }

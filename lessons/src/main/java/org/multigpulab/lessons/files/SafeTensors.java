@@ -223,29 +223,48 @@ public final class SafeTensors {
 
     /**
      * Checks that {@code tensors}, read from {@code file} given with {@code option} ({@code --load}), are exactly
-     * the named tensors with the shapes of {@code expected}, and returns them in that order.
+     * the named tensors with the shapes of {@code expected}, and returns them in that order; else a message naming
+     * what the file lacks, what it has beyond them and the first shape that differs, and {@code hint} after it.
      */
     public static List<HostTensor> matching(
-            String option, Path file, List<HostTensor> tensors, List<String> names, List<int[]> shapes) {
+            String option, Path file, List<HostTensor> tensors, List<String> names, List<int[]> shapes, String hint) {
         Map<String, HostTensor> byName = new LinkedHashMap<>();
         tensors.forEach(t -> byName.put(t.name(), t));
-        List<HostTensor> ordered = new ArrayList<>();
-        for (int i = 0; i < names.size(); i++) {
-            HostTensor t = byName.remove(names.get(i));
-            if (t == null) {
-                throw new UserError(option + " " + file + " has no tensor " + names.get(i) + "; it holds "
-                        + tensors.stream().map(HostTensor::name).toList() + " but the model needs " + names);
-            }
-            if (!Arrays.equals(t.shape(), shapes.get(i))) {
-                throw new UserError(option + " " + file + ": tensor " + t.name() + " has shape " + t.shapeText()
-                        + " but the model's " + t.name() + " is " + Arrays.toString(shapes.get(i)));
-            }
-            ordered.add(t);
+        List<String> missing =
+                names.stream().filter(n -> !byName.containsKey(n)).toList();
+        List<String> extra =
+                byName.keySet().stream().filter(n -> !names.contains(n)).toList();
+        List<String> differences = new ArrayList<>();
+        if (!missing.isEmpty()) {
+            differences.add(listed(missing) + " missing");
         }
-        if (!byName.isEmpty()) {
-            throw new UserError(option + " " + file + " holds tensors the model does not have: " + byName.keySet());
+        if (!extra.isEmpty()) {
+            differences.add(listed(extra) + " the model does not have");
         }
-        return List.copyOf(ordered);
+        if (differences.isEmpty()) {
+            for (int i = 0; i < names.size(); i++) {
+                HostTensor t = byName.get(names.get(i));
+                if (!Arrays.equals(t.shape(), shapes.get(i))) {
+                    differences.add("tensor " + t.name() + " has shape " + t.shapeText() + " where the model's is "
+                            + Arrays.toString(shapes.get(i)));
+                    break;
+                }
+            }
+        }
+        if (!differences.isEmpty()) {
+            throw new UserError(option + " " + file + " does not fit the model: " + String.join("; ", differences)
+                    + (hint.isEmpty() ? "" : ". " + hint));
+        }
+        return names.stream().map(byName::get).toList();
+    }
+
+    /** {@code 3 tensors (a, b, c)}, or the first five and how many more. */
+    private static String listed(List<String> names) {
+        String shown = String.join(", ", names.subList(0, Math.min(5, names.size())));
+        return names.size()
+                + (names.size() == 1 ? " tensor (" : " tensors (")
+                + shown
+                + (names.size() > 5 ? ", … and " + (names.size() - 5) + " more)" : ")");
     }
 
     private static UserError corrupt(Path file, String why) {

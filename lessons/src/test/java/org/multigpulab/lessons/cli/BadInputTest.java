@@ -99,8 +99,8 @@ class BadInputTest {
                 Arguments.of(List.of("--load", badJson.toString()), "not valid JSON"),
                 Arguments.of(
                         List.of("--load", wrongShapes.toString()),
-                        "W3 has shape [128, 800] but the model's W3 is [800, 128]"),
-                Arguments.of(List.of("--load", missingTensor.toString()), "has no tensor b4"),
+                        "tensor W3 has shape [128, 800] where the model's is [800, 128]"),
+                Arguments.of(List.of("--load", missingTensor.toString()), "1 tensor (b4) missing"),
                 Arguments.of(
                         List.of(
                                 "--save",
@@ -128,7 +128,8 @@ class BadInputTest {
                         "--zero must be a ZeRO stage, 0 (nothing sharded) to 3 (parameters sharded), not 4"),
                 Arguments.of(
                         List.of("--model", "mlp", "--load", lenet.toString()),
-                        "tensor W1 has shape [20, 1, 3, 3] but the model's W1 is [784, 256]"),
+                        "4 tensors (W3, b3, W4, b4) the model does not have. It holds LeNet's state: give --model"
+                                + " lenet"),
                 Arguments.of(List.of("--profile", "k80"), "unknown device profile 'k80'; choose t4"),
                 Arguments.of(List.of("--topology", "ethernet"), "unknown topology 'ethernet'; choose pcie3"),
                 Arguments.of(

@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""PyTorch as the referee of ./lab train --model resnet18: d2l §12.6's ResNet-18 and its data parallelism, on the processor.
+
+Run with Debian's python3-torch (apt-get install python3-torch); nothing else is needed:
+    scripts/pytorch-resnet18.py --load init.safetensors --save torch.safetensors --devices 2 --batchnorm local \\
+        [--images 64] [--batch-size 32] [--steps N] [--lr 0.1] [--dtype float32|float64] [--data DIR]
+    scripts/pytorch-resnet18.py --evaluate trained.safetensors [--test-images 256] [--data DIR]
+The first form starts from the state in --load (parameters and buffers under d2l's state_dict names, as ./lab train
+--model resnet18 --save writes them), trains on the first --images training images in their order (as ./lab train
+--no-shuffle), one pass (or its first --steps batches) of --batch-size, with plain SGD on the mean cross-entropy, as
+§12.6's train does, and writes the whole state_dict to --save. The second loads a state into the model, evaluates it
+on the first --test-images test images and prints how many it classifies right.
+
+d2l's resnet18 is written out below with d2l's module names (d2l's package is not installed here). The devices are
+the processor: nn.DataParallel needs CUDA, so its arithmetic is written out (--batchnorm local): each step every
+device but the first gets a deep copy of the model (device 0's replica is the model itself, as DataParallel's
+broadcast leaves the source device's tensors in place, so the running statistics kept are device 0's), the batch is
+split as torch.chunk splits it, each copy normalises with its own shard's statistics, the outputs are gathered and the
+mean loss is taken over the whole batch, and every copy's gradients are added onto the model's in device order.
+nn.SyncBatchNorm refuses processor tensors; synchronized statistics are the whole batch's, so --batchnorm sync is one
+device over the whole batch.
+
+Float32 by default, one thread, deterministic algorithms, and oneDNN held to its SSE4.1 kernels (DNNL_MAX_CPU_ISA, as
+scripts/pytorch-referee.py, whose file helpers this script uses). --dtype float64 runs the model, the images and the
+state in float64 and writes F64 tensors.
+"""
+import os
+
+os.environ.setdefault("DNNL_MAX_CPU_ISA", "SSE41")
+
+import argparse  # noqa: E402
+import copy  # noqa: E402
+import importlib.util  # noqa: E402
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch import nn  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "referee", os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytorch-referee.py"))
+referee = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(referee)
+
+
+# d2l's code (d2l 1.0.3, §8.6 Residual and §12.6 resnet18), module names as d2l's
+
+class Residual(nn.Module):
+    """The Residual block of ResNet models."""
+    def __init__(self, input_channels, num_channels, use_1x1conv=False, strides=1):
+        super().__init__()
+        self.conv1 = nn.Conv2d(input_channels, num_channels, kernel_size=3, padding=1, stride=strides)
+        self.conv2 = nn.Conv2d(num_channels, num_channels, kernel_size=3, padding=1)
+        if use_1x1conv:
+            self.conv3 = nn.Conv2d(input_channels, num_channels, kernel_size=1, stride=strides)
+        else:
+            self.conv3 = None
+        self.bn1 = nn.BatchNorm2d(num_channels)
+        self.bn2 = nn.BatchNorm2d(num_channels)
+
+    def forward(self, X):
+        Y = F.relu(self.bn1(self.conv1(X)))
+        Y = self.bn2(self.conv2(Y))
+        if self.conv3:
+            X = self.conv3(X)
+        Y += X
+        return F.relu(Y)
+
+
+def resnet18(num_classes, in_channels=1):
+    """A slightly modified ResNet-18 model."""
+    def resnet_block(in_channels, out_channels, num_residuals, first_block=False):
+        blk = []
+        for i in range(num_residuals):
+            if i == 0 and not first_block:
+                blk.append(Residual(in_channels, out_channels, use_1x1conv=True, strides=2))
+            else:
+                blk.append(Residual(out_channels, out_channels))
+        return nn.Sequential(*blk)
+
+    # This model uses a smaller convolution kernel, stride, and padding and removes the max-pooling layer
+    net = nn.Sequential(
+        nn.Conv2d(in_channels, 64, kernel_size=3, stride=1, padding=1),
+        nn.BatchNorm2d(64),
+        nn.ReLU())
+    net.add_module("resnet_block1", resnet_block(64, 64, 2, first_block=True))
+    net.add_module("resnet_block2", resnet_block(64, 128, 2))
+    net.add_module("resnet_block3", resnet_block(128, 256, 2))
+    net.add_module("resnet_block4", resnet_block(256, 512, 2))
+    net.add_module("global_avg_pool", nn.AdaptiveAvgPool2d((1, 1)))
+    net.add_module("fc", nn.Sequential(nn.Flatten(), nn.Linear(512, num_classes)))
+    return net
+
+
+loss = nn.CrossEntropyLoss()
+
+
+def data_parallel_step(net, X, y, trainer, devices, batchnorm):
+    """One of §12.6's steps, trainer.zero_grad(); loss(net(X), y).backward(); trainer.step(), with net wrapped in
+    nn.DataParallel over `devices` (local statistics) or in nn.SyncBatchNorm's (one device over the whole batch)."""
+    trainer.zero_grad()
+    if batchnorm == "sync" or devices == 1:
+        loss(net(X), y).backward()
+    else:
+        X_shards, y_shards = X.chunk(devices), y.chunk(devices)
+        replicas = [net] + [copy.deepcopy(net) for _ in X_shards[1:]]
+        outputs = torch.cat([replica(X_shard) for replica, X_shard in zip(replicas, X_shards)])
+        loss(outputs, torch.cat(y_shards)).backward()
+        with torch.no_grad():
+            for p, *copies in zip(net.parameters(), *(r.parameters() for r in replicas[1:])):
+                for c in copies:
+                    p.grad += c.grad
+    trainer.step()
+
+
+def read_state(path, dtype):
+    """A state_dict from a safetensors file: F32 tensors in `dtype`, I64 ones (num_batches_tracked) as int64."""
+    import json
+    import struct
+    with open(path, "rb") as f:
+        raw = f.read()
+    (length,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + length])
+    data = raw[8 + length:]
+    state = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = entry["data_offsets"]
+        if entry["dtype"] == "F32":
+            t = torch.tensor(struct.unpack(f"<{(end - start) // 4}f", data[start:end]), dtype=torch.float32).to(dtype)
+        elif entry["dtype"] == "I64":
+            t = torch.tensor(struct.unpack(f"<{(end - start) // 8}q", data[start:end]), dtype=torch.int64)
+        else:
+            raise SystemExit(f"{path}: {name} is {entry['dtype']}; F32 and I64 are read")
+        state[name] = t.reshape(entry["shape"])
+    return state
+
+
+def images(folder, kind, count, dtype):
+    prefix = "train" if kind == "train" else "t10k"
+    X = referee.read_idx(folder, f"{prefix}-images-idx3-ubyte")[:count]
+    y = referee.read_idx(folder, f"{prefix}-labels-idx1-ubyte")[:count]
+    return (X.to(dtype) / 255).reshape(-1, 1, 28, 28), y.to(torch.int64)
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--load", help="the initial state (safetensors)")
+    parser.add_argument("--save", help="where the trained state_dict goes (safetensors)")
+    parser.add_argument("--devices", type=int, default=1)
+    parser.add_argument("--batchnorm", choices=["local", "sync"], default="local")
+    parser.add_argument("--images", type=int, default=64)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--steps", type=int, help="stop after this many batches (all of them by default)")
+    parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    parser.add_argument("--evaluate", help="a trained state (safetensors) to evaluate instead of training")
+    parser.add_argument("--test-images", type=int, default=256)
+    parser.add_argument("--data")
+    args = parser.parse_args()
+    if args.evaluate is None and (args.load is None or args.save is None):
+        parser.error("training needs --load and --save (or give --evaluate FILE)")
+    return args
+
+
+def main():
+    args = parse_args()
+    dtype = torch.float64 if args.dtype == "float64" else torch.float32
+    folder = referee.data_dir(args.data)
+    net = resnet18(10, in_channels=1).to(dtype)
+    if args.evaluate is not None:
+        net.load_state_dict(read_state(args.evaluate, dtype))
+        net.eval()
+        X, y = images(folder, "test", args.test_images, dtype)
+        with torch.no_grad():
+            correct = int((net(X).argmax(dim=1) == y).sum())
+        print(f"torch {torch.__version__}: {correct} of {X.shape[0]} test images right")
+        return
+    net.load_state_dict(read_state(args.load, dtype))
+    net.train()
+    X, y = images(folder, "train", args.images, dtype)
+    trainer = torch.optim.SGD(net.parameters(), args.lr)
+    starts = list(range(0, X.shape[0], args.batch_size))[: args.steps]  # DataLoader(shuffle=False), the last kept
+    for start in starts:
+        data_parallel_step(net, X[start:start + args.batch_size], y[start:start + args.batch_size], trainer,
+                           args.devices, args.batchnorm)
+    referee.write_safetensors(args.save, [(name, t.to(dtype)) for name, t in net.state_dict().items()])
+    print(f"torch {torch.__version__} {args.dtype}: {len(starts)} batches of {args.batch_size} from {X.shape[0]}"
+          f" images, SGD lr {args.lr}, {args.devices} devices, {args.batchnorm} BatchNorm,"
+          f" {sum(p.numel() for p in net.parameters())} parameters")
+
+
+if __name__ == "__main__":
+    main()
