@@ -3,6 +3,7 @@ package org.multigpulab.core.model;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
@@ -88,6 +89,32 @@ public final class ResNet18 implements Model {
     /** The same layers with stages of {@code widths} channels (four): narrow ones for quick experiments and tests. */
     public static ResNet18 withWidths(int... widths) {
         return new ResNet18(false, widths);
+    }
+
+    /**
+     * §12.6's {@code net.apply(init_weights)} on a state the model already has, as the book's second {@code train}
+     * call does to the net its first call trained: every convolution's and the linear layer's weight drawn again,
+     * N(0, 0.01²), from one generator of random seed {@code seed}; biases, BatchNorm's γ and β and its running
+     * statistics as they were.
+     */
+    public List<HostTensor> initWeights(List<HostTensor> state, long seed) {
+        if (state.size() != parameters.size() + buffers.size()) {
+            throw new IllegalArgumentException("a state of " + name() + " has " + (parameters.size() + buffers.size())
+                    + " tensors, not " + state.size());
+        }
+        Random random = new Random(seed);
+        List<HostTensor> drawn = new ArrayList<>(state);
+        for (int i = 0; i < parameters.size(); i++) {
+            ParameterSpec spec = parameters.get(i);
+            boolean convOrLinear = spec.name().endsWith(".weight") && spec.shape().length >= 2;
+            if (convOrLinear) {
+                drawn.set(
+                        i,
+                        ParameterSpec.normal(spec.name(), WEIGHT_STD, spec.shape())
+                                .initialise(random));
+            }
+        }
+        return List.copyOf(drawn);
     }
 
     /** PyTorch's default bound for a layer of {@code fanIn} inputs: 1/√fan_in. */

@@ -5,6 +5,7 @@ import org.multigpulab.core.data.Dataset;
 import org.multigpulab.core.data.HostBatch;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.Model;
+import org.multigpulab.core.parallel.BatchNormStatistics;
 import org.multigpulab.device.Device;
 
 /**
@@ -23,7 +24,17 @@ public final class DataParallel implements AutoCloseable {
 
     /** {@code nn.DataParallel(net, device_ids=devices)} for {@code model} with these parameters. */
     public static DataParallel wrap(Model model, List<HostTensor> params, List<Device> devices) {
-        return new DataParallel(new DataParallelTrainer(devices, model, params, TrainConfig.notebook()));
+        return wrap(model, params, devices, BatchNormStatistics.LOCAL);
+    }
+
+    /**
+     * {@link #wrap(Model, List, List)} with BatchNorm's statistics taken as {@code batchNorm} says: {@code SYNC} as
+     * after {@code nn.SyncBatchNorm.convert_sync_batchnorm(net)}.
+     */
+    public static DataParallel wrap(
+            Model model, List<HostTensor> params, List<Device> devices, BatchNormStatistics batchNorm) {
+        return new DataParallel(new DataParallelTrainer(
+                devices, model, params, TrainConfig.notebook().withBatchNorm(batchNorm)));
     }
 
     /**
@@ -41,6 +52,11 @@ public final class DataParallel implements AutoCloseable {
     /** The share of {@code data} classified right (on the first device). */
     public double accuracy(Dataset data) {
         return trainer.evaluateAccuracy(data);
+    }
+
+    /** The model's state as device 0 holds it, parameters then buffers ({@code net.state_dict()}). */
+    public List<HostTensor> state() {
+        return trainer.state();
     }
 
     public List<Device> devices() {

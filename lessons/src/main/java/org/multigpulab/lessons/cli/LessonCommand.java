@@ -43,6 +43,13 @@ final class LessonCommand implements Callable<Integer> {
             description = "The batch of one GPU, which lessons scale with the number of GPUs. Default: 256.")
     Integer batchSize;
 
+    @Option(
+            names = "--seeds",
+            paramLabel = "N",
+            description = "How many random seeds a lesson that repeats an experiment runs (batchnorm); each lesson has"
+                    + " its own default.")
+    Integer seeds;
+
     @Option(names = "--plot-dir", paramLabel = "DIR", description = "Where plots go. Default: runs/<date>T<time>/.")
     Path plotDir;
 
@@ -56,8 +63,9 @@ final class LessonCommand implements Callable<Integer> {
     public Integer call() {
         Lesson lesson = Lessons.find(name)
                 .orElseThrow(() -> new UserError("there is no lesson '" + name + "'; ./lab lessons lists them"));
-        for (var option :
-                new Object[][] {{"--gpus", devicesOptions.gpus}, {"--epochs", epochs}, {"--batch-size", batchSize}}) {
+        for (var option : new Object[][] {
+            {"--gpus", devicesOptions.gpus}, {"--epochs", epochs}, {"--batch-size", batchSize}, {"--seeds", seeds}
+        }) {
             if (option[1] != null) {
                 UserError.requireOneOrMore((String) option[0], (Integer) option[1]);
             }
@@ -72,7 +80,8 @@ final class LessonCommand implements Callable<Integer> {
                 epochs,
                 batchSize,
                 plotDir,
-                quiet));
+                quiet,
+                seeds));
         return 0;
     }
 }

@@ -64,7 +64,11 @@ final class SimulateCommand implements Callable<Integer> {
         }
     }
 
-    @Option(names = "--model", paramLabel = "NAME", defaultValue = "lenet", description = "lenet or mlp.")
+    @Option(
+            names = "--model",
+            paramLabel = "NAME",
+            defaultValue = "lenet",
+            description = "lenet, mlp, mlp-wide or resnet18 (d2l's ResNet-18 of §12.6).")
     String modelName;
 
     @Option(

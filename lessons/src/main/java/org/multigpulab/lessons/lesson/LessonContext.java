@@ -35,6 +35,7 @@ public final class LessonContext {
     private final Integer epochs;
     private final Integer batchSize;
     private final boolean quiet;
+    private final Integer seeds;
     private FashionMnist.Splits data;
     private final Path plotDir;
 
@@ -49,7 +50,24 @@ public final class LessonContext {
             Integer batchSize,
             Path plotDir,
             boolean quiet) {
+        this(out, devices, gpus, dataDir, trainSamples, testSamples, epochs, batchSize, plotDir, quiet, null);
+    }
+
+    /** As the constructor above, with {@code --seeds}: how many random seeds a lesson that repeats runs takes. */
+    public LessonContext(
+            PrintStream out,
+            DeviceSetup devices,
+            Integer gpus,
+            Path dataDir,
+            Integer trainSamples,
+            Integer testSamples,
+            Integer epochs,
+            Integer batchSize,
+            Path plotDir,
+            boolean quiet,
+            Integer seeds) {
         this.out = out;
+        this.seeds = seeds;
         this.devices = devices;
         this.gpus = gpus;
         this.dataDir = dataDir;
@@ -93,6 +111,11 @@ public final class LessonContext {
         return epochs != null ? epochs : lessonDefault;
     }
 
+    /** {@code --seeds}, or the lesson's own number. */
+    public int seeds(int lessonDefault) {
+        return seeds != null ? seeds : lessonDefault;
+    }
+
     /** {@code --batch-size}, or the notebook's 256: the batch of one GPU, which lessons scale with k. */
     public int batchSize() {
         return batchSize != null ? batchSize : 256;
@@ -129,6 +152,21 @@ public final class LessonContext {
     public FashionMnist.Splits data() {
         if (data == null) {
             data = DataSetup.load(dataDir, trainSamples, testSamples).splits();
+        }
+        return data;
+    }
+
+    /**
+     * The data set cut to {@code --train-samples} and {@code --test-samples}, or where they are not given to the
+     * lesson's own slice of {@code train} and {@code test} images (a lesson whose model is slow on a processor).
+     */
+    public FashionMnist.Splits data(int train, int test) {
+        if (data == null) {
+            data = DataSetup.load(
+                            dataDir,
+                            trainSamples != null ? trainSamples : train,
+                            testSamples != null ? testSamples : test)
+                    .splits();
         }
         return data;
     }

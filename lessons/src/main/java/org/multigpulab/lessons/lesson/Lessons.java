@@ -20,6 +20,7 @@ public final class Lessons {
             new ConciseLesson(),
             new ConciseExercise1Lesson(),
             new ConciseExercise2Lesson(),
+            new BatchNormLesson(),
             new ScalingLesson(),
             new MultiProcessLesson(),
             new CheckpointLesson(),

@@ -23,7 +23,7 @@ import java.util.Optional;
  */
 final class PyTorchReferee {
 
-    private static final Path SCRIPT = Path.of("").toAbsolutePath().getParent().resolve("scripts/pytorch-referee.py");
+    private static final Path SCRIPTS = Path.of("").toAbsolutePath().getParent().resolve("scripts");
 
     private PyTorchReferee() {}
 
@@ -45,9 +45,15 @@ final class PyTorchReferee {
         return Optional.empty();
     }
 
-    /** Runs the script with {@code args} in {@code python}; returns what it printed, and fails unless it exits 0. */
+    /** Runs {@code pytorch-referee.py} with {@code args} in {@code python}; returns what it printed, and fails unless it exits 0. */
     static String run(String python, List<String> args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(python, SCRIPT.toString()));
+        return run(python, "pytorch-referee.py", args);
+    }
+
+    /** Runs {@code script} of {@code scripts/} with {@code args} in {@code python}, as {@link #run(String, List)}. */
+    static String run(String python, String script, List<String> args) throws IOException, InterruptedException {
+        List<String> command =
+                new ArrayList<>(List.of(python, SCRIPTS.resolve(script).toString()));
         command.addAll(args);
         Process script = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(script.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -57,7 +63,7 @@ final class PyTorchReferee {
 
     /**
      * The tensors of a safetensors file by name, in the file's order, as doubles: F64 ones (the script's float64
-     * run writes them, and {@code SafeTensors} reads only F32) exactly, F32 ones widened.
+     * run writes them, and {@code SafeTensors} reads only F32) exactly, F32 ones widened, counters (I64) as their values.
      */
     static Map<String, double[]> readAsDoubles(Path file) throws IOException {
         ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
@@ -74,7 +80,8 @@ final class PyTorchReferee {
             String dtype = entry.get("dtype").getAsString();
             int width = switch (dtype) {
                 case "F64" -> 8;
-                case "F32" -> 4;
+                case "F32", "I32" -> 4;
+                case "I64" -> 8;
                 default -> throw new IllegalArgumentException(file + ": " + e.getKey() + " is " + dtype);
             };
             int begin = entry.getAsJsonArray("data_offsets").get(0).getAsInt();
@@ -82,7 +89,12 @@ final class PyTorchReferee {
             double[] values = new double[(end - begin) / width];
             for (int i = 0; i < values.length; i++) {
                 int at = dataStart + begin + i * width;
-                values[i] = width == 8 ? bytes.getDouble(at) : bytes.getFloat(at);
+                values[i] = switch (dtype) {
+                    case "F64" -> bytes.getDouble(at);
+                    case "I64" -> bytes.getLong(at);
+                    case "I32" -> bytes.getInt(at);
+                    default -> bytes.getFloat(at);
+                };
             }
             tensors.put(e.getKey(), values);
         }

@@ -15,6 +15,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.multigpulab.core.Synthetic;
+import org.multigpulab.core.data.BatchIterator;
+import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.parallel.ZeroStage;
 import org.multigpulab.core.train.TrainResult;
@@ -315,12 +317,43 @@ class LessonsTest {
         assertEquals(2, ClaimLines.assertAgree(c.notice()), c.notice());
     }
 
+    /**
+     * §12.6 as the book runs it, on a slice: ResNet-18 on 1 GPU then 2, each printing the book's closing line, the
+     * book's figures and the simulated V100 epochs beside them; the conclusions agree with their numbers.
+     */
     @Test
-    void conciseTrainsAsOnOneDevice() {
-        double[] acc = ConciseLesson.train(ctx(2), 2, 2, 32, 0.2f);
-        assertTrue(acc[1] > 0.3, Arrays.toString(acc));
-        assertTrue(
-                output().strip().matches("test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]"), output());
+    void conciseRunsTheBooksResNet18OnOneGpuThenTwo() {
+        Synthetic.realDataDir();
+        new ConciseLesson().run(ctx(2, 128, 64, 1, 32));
+        String out = output();
+        assertTrue(out.contains("train(net, num_gpus=1, batch_size=32, lr=0.1)"), out);
+        assertTrue(out.matches("(?s).*test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0]\n.*"), out);
+        assertTrue(out.matches("(?s).*test acc: \\d\\.\\d\\d, \\d+\\.\\d sec/epoch on \\[sim:0, sim:1]\n.*"), out);
+        assertTrue(out.contains("1 GPU, batch 256: 13.6–16.1 (median 14.0) sec/epoch on 28 V100 builds"), out);
+        assertTrue(out.contains("2 GPUs, batch 512: 8.1–9.9 (median 9.1) sec/epoch; test acc 0.34–0.90"), out);
+        assertEquals(1, ClaimLines.assertAgree(out), out);
+    }
+
+    /**
+     * The batchnorm lesson on a slice: synchronized statistics take one GPU's step on 2, 4 and 8 GPUs, local ones stray
+     * further the fewer images each GPU has; one seed of the experiment; its conclusions agree with their numbers.
+     */
+    @Test
+    void batchNormComparesLocalAndSynchronizedStatistics() {
+        Synthetic.realDataDir();
+        LessonContext ctx = ctx(null, 64, 64, 1, 16);
+        FashionMnist.Splits data = ctx.data(64, 64);
+        List<BatchNormLesson.StepDistance> steps = BatchNormLesson.stepDistances(
+                ctx, new BatchIterator(data.train(), 64).next(), BatchNormLesson.STEP_GPUS);
+        BatchNormLesson.SeedRuns run = BatchNormLesson.experiment(ctx, data, 1, 1, 16);
+        List<Claim> claims =
+                BatchNormLesson.claims(steps, List.of(run), data.test().count());
+        assertTrue(claims.get(0).holds(), claims.get(0).text());
+        assertTrue(claims.get(1).holds(), claims.get(1).text());
+        for (Claim c : claims) {
+            ClaimLines.assertAgree(c.notice());
+        }
+        assertEquals(1, run.bookOrderSync().length);
     }
 
     @Test
