@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.Model;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Device;
@@ -45,9 +46,16 @@ import picocli.CommandLine.Option;
         sortOptions = false,
         description = "Time training epochs of the same configuration on cpu (our Java kernels), djl (libtorch),"
                 + " and 1 vs 8 simulated GPUs over cpu, alternately; print medians, ratios, GFLOP/s, %% of peak.",
-        footer = {"", "Example:", "  ./lab bench --repeats 3            the full set, 3 epochs of each, about 4 minutes"
+        footer = {
+            "",
+            "Examples:",
+            "  ./lab bench --repeats 3            the full set, 3 epochs of each, about 4 minutes",
+            "  ./lab bench --model resnet18       ResNet-18's training step on cpu and djl: epochs of 1,024 images"
         })
 final class BenchCommand implements Callable<Integer> {
+
+    /** The training images of an epoch of a model other than LeNet, by default: 4 steps of 256. */
+    static final int SLOW_MODEL_IMAGES = 1024;
 
     @Option(
             names = "--repeats",
@@ -58,6 +66,15 @@ final class BenchCommand implements Callable<Integer> {
 
     @CommandLine.Mixin
     DataOptions dataOptions;
+
+    @Option(
+            names = "--model",
+            paramLabel = "NAME",
+            defaultValue = "lenet",
+            description = "The model trained: lenet (the notebook's, on all four setups) or another (resnet18: cpu and"
+                    + " djl only, on the first 1,024 training images unless --train-samples says otherwise)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String modelName;
 
     @Option(
             names = "--json",
@@ -83,6 +100,7 @@ final class BenchCommand implements Callable<Integer> {
 
     /** The whole result, as written to JSON. */
     public record Result(
+            String model,
             String machine,
             double peakGflops,
             double[] roundPeaksGflops,
@@ -95,11 +113,19 @@ final class BenchCommand implements Callable<Integer> {
             double cpuFirstOverLater,
             List<Epoch> epochs) {}
 
-    /** Made when the benchmark runs, not when the command line is built: a lab packed without djl still starts. */
-    private static List<Setup> setups() {
+    /**
+     * Made when the benchmark runs, not when the command line is built: a lab packed without djl still starts. The
+     * notebook's LeNet on all four, another model on cpu and djl.
+     */
+    private static List<Setup> setups(boolean lenet) {
+        List<Setup> both = List.of(
+                new Setup("cpu", new DeviceSetup("cpu", null), 1), new Setup("djl", new DeviceSetup("djl", null), 1));
+        if (!lenet) {
+            return both;
+        }
         return List.of(
-                new Setup("cpu", new DeviceSetup("cpu", null), 1),
-                new Setup("djl", new DeviceSetup("djl", null), 1),
+                both.get(0),
+                both.get(1),
                 new Setup("sim x1", new DeviceSetup("sim", null), 1),
                 new Setup("sim x8", new DeviceSetup("sim", null), 8));
     }
@@ -107,24 +133,32 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         UserError.requireOneOrMore("--repeats", repeats);
-        List<Setup> setups = setups();
+        Model model;
+        try {
+            model = Model.named(modelName);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage(), e);
+        }
+        boolean lenet = model instanceof LeNet;
+        List<Setup> setups = setups(lenet);
         Path out = resultsFile(json, PlotDir.choose(null));
         PrintStream print = System.out;
         // the test set only reports that each setup learned the same; a thousand images say it quickly
         FashionMnist.Splits splits = DataSetup.load(
                         dataOptions.data,
-                        dataOptions.trainSamples,
-                        dataOptions.testSamples != null ? dataOptions.testSamples : 1000)
+                        dataOptions.trainSamples != null || lenet ? dataOptions.trainSamples : SLOW_MODEL_IMAGES,
+                        dataOptions.testSamples != null ? dataOptions.testSamples : lenet ? 1000 : 256)
                 .splits();
         print.printf(
                 Locale.ROOT,
-                "the JVM's first epoch, then %d round(s) of an epoch of %d images for each of %s; before each, the"
-                        + " processor's FP32 peak (vector FMAs on %d cores)%n",
+                "%s: the JVM's first epoch, then %d round(s) of an epoch of %d images for each of %s; before each,"
+                        + " the processor's FP32 peak (vector FMAs on %d cores)%n",
+                model.name(),
                 repeats,
                 splits.train().count(),
                 setups.stream().map(Setup::name).toList(),
                 Runtime.getRuntime().availableProcessors());
-        Epoch first = epoch(setups.getFirst(), 0, splits, PeakFlops.measure() / 1e9);
+        Epoch first = epoch(setups.getFirst(), model, 0, splits, PeakFlops.measure() / 1e9);
         print.printf(
                 Locale.ROOT,
                 "  the JVM's first epoch (%s, while the JIT compiles; not in the medians): %.1f s%n",
@@ -136,7 +170,7 @@ final class BenchCommand implements Callable<Integer> {
             peaks[r - 1] = PeakFlops.measure() / 1e9;
             print.printf(Locale.ROOT, "  round %d: peak %.0f GFLOP/s%n", r, peaks[r - 1]);
             for (Setup s : setups) {
-                Epoch e = epoch(s, r, splits, peaks[r - 1]);
+                Epoch e = epoch(s, model, r, splits, peaks[r - 1]);
                 epochs.add(e);
                 print.printf(
                         Locale.ROOT, "  %-7s run %d: %5.1f s, test acc %.3f%n", s.name(), r, e.wallSec(), e.testAcc());
@@ -145,17 +179,19 @@ final class BenchCommand implements Callable<Integer> {
         List<Summary> summaries =
                 setups.stream().map(s -> summary(s.name(), epochs)).toList();
         double cpuOverDjl = summaries.get(0).medianSec() / summaries.get(1).medianSec();
-        double eightOverOne = summaries.get(3).medianSec() / summaries.get(2).medianSec();
+        double eightOverOne =
+                lenet ? summaries.get(3).medianSec() / summaries.get(2).medianSec() : Double.NaN;
         print.printf(
                 Locale.ROOT,
-                "%n| setup | sec/epoch (median) | runs | GFLOP/s | of peak (median of the rounds') | test acc |%n"
-                        + "|---|---|---|---|---|---|%n");
+                "%n| setup | sec/epoch (median) | images/s | runs | GFLOP/s | of peak (median of the rounds') |"
+                        + " test acc |%n|---|---|---|---|---|---|---|%n");
         for (Summary s : summaries) {
             print.printf(
                     Locale.ROOT,
-                    "| %s | %.2f | %s | %.1f | %.1f%% | %.3f |%n",
+                    "| %s | %.2f | %.1f | %s | %.1f | %.1f%% | %.3f |%n",
                     s.setup(),
                     s.medianSec(),
+                    splits.train().count() / s.medianSec(),
                     Arrays.toString(Arrays.stream(s.allSec())
                             .map(v -> Math.round(v * 10) / 10.0)
                             .toArray()),
@@ -163,11 +199,9 @@ final class BenchCommand implements Callable<Integer> {
                     100 * s.peakShare(),
                     s.testAcc());
         }
+        print.printf(Locale.ROOT, "%ncpu / djl = %.2f (sec/epoch)", cpuOverDjl);
         print.printf(
-                Locale.ROOT,
-                "%ncpu / djl = %.2f; 8 logical GPUs / 1 = %.2f (wall, same global batch)%n",
-                cpuOverDjl,
-                eightOverOne);
+                Locale.ROOT, lenet ? "; 8 logical GPUs / 1 = %.2f (wall, same global batch)%n" : "%n", eightOverOne);
         double firstOverLater = first.wallSec() / summaries.getFirst().medianSec();
         print.printf(
                 Locale.ROOT,
@@ -176,6 +210,7 @@ final class BenchCommand implements Callable<Integer> {
                 first.setup(),
                 firstOverLater);
         Result result = new Result(
+                model.name(),
                 System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors() + " cores",
                 median(peaks),
                 peaks,
@@ -214,12 +249,15 @@ final class BenchCommand implements Callable<Integer> {
         return out;
     }
 
-    /** One epoch of the notebook's recipe from the same start; FLOPs counted over the training loop only. */
-    private static Epoch epoch(Setup setup, int repeat, FashionMnist.Splits splits, double peakGflops) {
+    /**
+     * One epoch of the notebook's recipe (batch 256, lr 0.2) for {@code model} from the same start; FLOPs counted over
+     * the training loop only.
+     */
+    private static Epoch epoch(Setup setup, Model model, int repeat, FashionMnist.Splits splits, double peakGflops) {
         List<Device> devices = setup.devices().open(setup.count());
         TrainConfig config = new TrainConfig(1, 256, 0.2f, 1, true, false);
         double[] flops = new double[2];
-        return TrainingRun.on(devices, new LeNet(), new LeNet().initialState(1), config)
+        return TrainingRun.on(devices, model, model.initialState(1), config)
                 .listener(new TrainingListener() {
                     @Override
                     public void onStart(Start start) {
