@@ -11,7 +11,7 @@ The first form starts from the state in --load (parameters and buffers under d2l
 §12.6's train does, and writes the whole state_dict to --save. The second loads a state into the model, evaluates it
 on the first --test-images test images and prints how many it classifies right.
 
-d2l's resnet18 is written out below with d2l's module names (d2l's package is not installed here). The devices are
+d2l's resnet18 is written out in scripts/d2l_resnet.py with d2l's module names (d2l's package is not installed here). The devices are
 the processor: nn.DataParallel needs CUDA, so its arithmetic is written out (--batchnorm local): each step every
 device but the first gets a deep copy of the model (device 0's replica is the model itself, as DataParallel's
 broadcast leaves the source device's tensors in place, so the running statistics kept are device 0's), the batch is
@@ -33,7 +33,6 @@ import copy  # noqa: E402
 import importlib.util  # noqa: E402
 
 import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 from torch import nn  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location(
@@ -41,54 +40,7 @@ _spec = importlib.util.spec_from_file_location(
 referee = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(referee)
 
-
-# d2l's code (d2l 1.0.3, §8.6 Residual and §12.6 resnet18), module names as d2l's
-
-class Residual(nn.Module):
-    """The Residual block of ResNet models."""
-    def __init__(self, input_channels, num_channels, use_1x1conv=False, strides=1):
-        super().__init__()
-        self.conv1 = nn.Conv2d(input_channels, num_channels, kernel_size=3, padding=1, stride=strides)
-        self.conv2 = nn.Conv2d(num_channels, num_channels, kernel_size=3, padding=1)
-        if use_1x1conv:
-            self.conv3 = nn.Conv2d(input_channels, num_channels, kernel_size=1, stride=strides)
-        else:
-            self.conv3 = None
-        self.bn1 = nn.BatchNorm2d(num_channels)
-        self.bn2 = nn.BatchNorm2d(num_channels)
-
-    def forward(self, X):
-        Y = F.relu(self.bn1(self.conv1(X)))
-        Y = self.bn2(self.conv2(Y))
-        if self.conv3:
-            X = self.conv3(X)
-        Y += X
-        return F.relu(Y)
-
-
-def resnet18(num_classes, in_channels=1):
-    """A slightly modified ResNet-18 model."""
-    def resnet_block(in_channels, out_channels, num_residuals, first_block=False):
-        blk = []
-        for i in range(num_residuals):
-            if i == 0 and not first_block:
-                blk.append(Residual(in_channels, out_channels, use_1x1conv=True, strides=2))
-            else:
-                blk.append(Residual(out_channels, out_channels))
-        return nn.Sequential(*blk)
-
-    # This model uses a smaller convolution kernel, stride, and padding and removes the max-pooling layer
-    net = nn.Sequential(
-        nn.Conv2d(in_channels, 64, kernel_size=3, stride=1, padding=1),
-        nn.BatchNorm2d(64),
-        nn.ReLU())
-    net.add_module("resnet_block1", resnet_block(64, 64, 2, first_block=True))
-    net.add_module("resnet_block2", resnet_block(64, 128, 2))
-    net.add_module("resnet_block3", resnet_block(128, 256, 2))
-    net.add_module("resnet_block4", resnet_block(256, 512, 2))
-    net.add_module("global_avg_pool", nn.AdaptiveAvgPool2d((1, 1)))
-    net.add_module("fc", nn.Sequential(nn.Flatten(), nn.Linear(512, num_classes)))
-    return net
+from d2l_resnet import resnet18  # noqa: E402
 
 
 loss = nn.CrossEntropyLoss()

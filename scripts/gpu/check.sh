@@ -9,7 +9,9 @@
 #   4. the same training on a simulated H200 (--backend sim --profile h200), and its error against the notebook;
 #   5. the notebook's step kernel by kernel on the GPU (scripts/gpu/kernels.py), the figures the simulated H200's
 #      are checked against, and the notebook's host costs on that machine (scripts/pytorch-host.py);
-#   6. djl on CUDA where a libtorch that DJL's JNI matches is there; else why not.
+#   6. djl on CUDA where a libtorch that DJL's JNI matches is there; else why not;
+#   7. §12.6's ResNet-18: its training step on --backend opencl (two short epochs, the second timed) and in the
+#      machine's PyTorch with cuDNN (scripts/gpu/resnet.py), batch 256.
 # Writes to $OUT (default .gpu/out): summary.txt (the table printed last), log.txt (everything), results.tar.gz
 # (reports, parameters, each step's output). Exits 1 when a step failed.
 #
@@ -46,6 +48,9 @@ if [ "$rehearse" = 1 ]; then
     steps=2
     kernel_steps=(--warmup 1 --steps 2)
     host_repeats=(--repeats 10 --images 512)
+    resnet_batch=16
+    resnet_steps=1
+    resnet_torch=(--warmup 1 --steps 2)
     slower=4   # the time limits, for a loaded processor standing in
 else
     slice=()
@@ -54,6 +59,9 @@ else
     steps=10
     kernel_steps=()
     host_repeats=()
+    resnet_batch=256
+    resnet_steps=4
+    resnet_torch=()
     slower=1
 fi
 python=""
@@ -88,7 +96,7 @@ run_java() { LD_PRELOAD="${java%/bin/java}/lib/libjsig.so${LD_PRELOAD:+:$LD_PREL
 lab() { run_java -cp "$pack/lib/*" org.multigpulab.lessons.cli.Lab "$@"; }
 failed=()
 # step NAME SECONDS COMMAND...: runs COMMAND for at most SECONDS (× slower), its output into the log and
-# results/NAME.txt. On the GPU the limits add up to 445 s, so the check ends within 8 minutes whatever hangs; the
+# results/NAME.txt. On the GPU the limits add up to 505 s, so the check ends within 9 minutes whatever hangs; the
 # first H200 took 169-178 s for the kit, 11-24 for opencl, 11-13 for notebook, 15-16 for sim, 14 for kernels, 10
 # for host and 7 or less for each other step.
 step() {
@@ -142,6 +150,11 @@ else
     echo "== host: not run: $python has no torchvision"
 fi
 step djl 10 djl
+resnet=(--model resnet18 --data "$pack/data" --no-shuffle --no-plot --epochs 2 --batch-size "$resnet_batch" --lr 0.1
+        --train-samples $((resnet_steps * resnet_batch)) --test-samples "$resnet_batch")
+step resnet-opencl 40 lab train --backend opencl --gpus 1 "${resnet[@]}" --report "$res/resnet-opencl.json"
+step resnet-torch 20 "$python" "$root/scripts/gpu/resnet.py" --device "$torch_device" --batch-size "$resnet_batch" \
+    "${resnet_torch[@]}" --report "$res/resnet-torch.json"
 
 step summary 10 "$python" "$root/scripts/gpu/summary.py" "$res"
 cp "$res/summary.txt" "$out/summary.txt" 2>/dev/null

@@ -87,4 +87,20 @@ else:
 host = {part: line("host.txt", rf"^{part}_us ").split()[-1] for part in ("forward", "backward", "sgd")}
 rows.append(f"{'the notebook host, µs per device':<34} " + ", ".join(f"{part} {us}" for part, us in host.items()))
 rows.append(line("djl.txt", "^djl on CUDA"))
+resnet_opencl, resnet_torch = report("resnet-opencl.json"), report("resnet-torch.json")
+if resnet_opencl:
+    # the second epoch's training loop over its steps: the first pays for compiling the kernels
+    config = resnet_opencl["config"]
+    steps = -(-config["train_samples"] // config["batch_size"])
+    opencl_ms = resnet_opencl["epochs"][-1]["wall_sec"] / steps * 1e3
+    rows.append(f"{'ResNet-18 step, opencl':<34} {opencl_ms:8.1f} ms at batch {config['batch_size']}")
+else:
+    rows.append(f"{'ResNet-18 step, opencl':<34} missing")
+if resnet_torch:
+    rows.append(f"{'ResNet-18 step, PyTorch (cuDNN)':<34} {resnet_torch['ms_per_step']:8.1f} ms at batch"
+                f" {resnet_torch['batch_size']}")
+    if resnet_opencl:
+        rows.append(f"{'  opencl / PyTorch':<34} {opencl_ms / resnet_torch['ms_per_step']:8.2f}")
+else:
+    rows.append(f"{'ResNet-18 step, PyTorch (cuDNN)':<34} missing")
 print("\n".join(rows))

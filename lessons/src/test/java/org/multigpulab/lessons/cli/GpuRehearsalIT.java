@@ -57,6 +57,9 @@ class GpuRehearsalIT {
         assertTrue(summary.contains("ms of kernels in"), summary);
         assertTrue(summary.contains("a step, against its kernels"), summary);
         assertTrue(summary.contains("djl on CUDA: "), summary);
+        assertTrue(summary.matches("(?s).*ResNet-18 step, opencl +\\d+\\.\\d ms at batch 16.*"), summary);
+        assertTrue(summary.matches("(?s).*ResNet-18 step, PyTorch \\(cuDNN\\) +\\d+\\.\\d ms at batch 16.*"), summary);
+        assertTrue(summary.contains("  opencl / PyTorch"), summary);
         try (Stream<Path> files = Files.list(out)) {
             List<Path> back = files.toList();
             // what the device tool brings back: at most 8 files of at most 16 MiB
