@@ -13,8 +13,8 @@ import org.multigpulab.device.Kernels;
 import org.multigpulab.device.conformance.Reference;
 
 /**
- * A check run when a {@code djl} device opens: LeNet's two convolutions at a shard of 16 images, forward and
- * backward to the data and to the filter, on random inputs against the float64 {@link Reference} that the
+ * A check run when a {@code djl} device opens: LeNet's two convolutions and two of ResNet-18's (stride 2, with and
+ * without padding) at a shard of 32 images, forward and backward to the data and to the filter, on random inputs against the float64 {@link Reference} that the
  * conformance kit uses. libtorch 2.7.1's float32 convolution through oneDNN has been seen off by a tenth of the
  * largest value or more, or NaN, on a Zen 5 processor; training on it would look plausible and be wrong.
  * {@link ConvolutionGate} decides what follows from a failure.
@@ -34,8 +34,12 @@ final class ConvolutionSelfTest {
 
     private static final ConvShape[] SHAPES = {
         new ConvShape(SHARD, 1, 28, 28, 20, 3, 3), // conv1: [32, 1, 28, 28] → [32, 20, 26, 26]
-        new ConvShape(SHARD, 20, 13, 13, 50, 5, 5)
-    }; // conv2: [32, 20, 13, 13] → [32, 50, 9, 9]
+        new ConvShape(SHARD, 20, 13, 13, 50, 5, 5), // conv2: [32, 20, 13, 13] → [32, 50, 9, 9]
+        // ResNet-18's: a stage's first 3×3 convolution, stride 2 and padding 1, and its 1×1 shortcut of stride 2,
+        // on odd planes (15×15 → 8×8) and few channels to keep the float64 reference quick
+        new ConvShape(SHARD, 16, 15, 15, 32, 3, 3, 2, 1),
+        new ConvShape(SHARD, 16, 15, 15, 32, 1, 1, 2, 0)
+    };
 
     private ConvolutionSelfTest() {}
 
@@ -106,16 +110,20 @@ final class ConvolutionSelfTest {
         return Optional.empty();
     }
 
-    /** Names the pass and the shape, as in "its float32 convolution (forward, 20→50 channels, 5×5 on 13×13)". */
+    /**
+     * Names the pass and the shape, as in "its float32 convolution (forward, 20→50 channels, 5×5 on 13×13)" or,
+     * strided or padded, "(forward, 16→32 channels, 3×3 stride 2 padding 1 on 15×15)".
+     */
     private static String convolution(String pass, ConvShape s) {
         return String.format(
                 Locale.ROOT,
-                "its float32 convolution (%s, %d→%d channels, %d×%d on %d×%d)",
+                "its float32 convolution (%s, %d→%d channels, %d×%d%s on %d×%d)",
                 pass,
                 s.inChannels(),
                 s.outChannels(),
                 s.kernelHeight(),
                 s.kernelWidth(),
+                s.stride() == 1 && s.padding() == 0 ? "" : " stride " + s.stride() + " padding " + s.padding(),
                 s.height(),
                 s.width());
     }

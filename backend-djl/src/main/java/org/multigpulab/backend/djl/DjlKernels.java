@@ -2,6 +2,7 @@ package org.multigpulab.backend.djl;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
@@ -15,6 +16,10 @@ import org.multigpulab.device.KernelOp.ArgmaxMatches;
 import org.multigpulab.device.KernelOp.AvgPoolBackward;
 import org.multigpulab.device.KernelOp.AvgPoolForward;
 import org.multigpulab.device.KernelOp.Axpy;
+import org.multigpulab.device.KernelOp.BatchNormBackwardData;
+import org.multigpulab.device.KernelOp.BatchNormBackwardReduce;
+import org.multigpulab.device.KernelOp.BatchNormForward;
+import org.multigpulab.device.KernelOp.BatchNormRunningUpdate;
 import org.multigpulab.device.KernelOp.BiasAdd;
 import org.multigpulab.device.KernelOp.BiasAddBackward;
 import org.multigpulab.device.KernelOp.Call;
@@ -32,6 +37,7 @@ import org.multigpulab.device.KernelOp.ReluForward;
 import org.multigpulab.device.KernelOp.Scale;
 import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyBackward;
 import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyForward;
+import org.multigpulab.device.KernelOp.SquaredDeviations;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
@@ -39,8 +45,10 @@ import org.multigpulab.device.PoolShape;
  * The kernels as libtorch operations through DJL's NDArray: forward and backward written out as explicit
  * operations, each call in its own {@link NDManager} so that every temporary is freed when it returns. The
  * backward convolutions use the textbook identities: the data gradient is a full convolution of {@code dy}
- * with the filter turned around, the filter gradient a convolution of the input (batch and channels swapped)
- * with {@code dy} as the filter. Pooling's backward is libtorch's, through autograd.
+ * (spread out by zeros between its pixels when the stride is larger than 1) with the filter turned around, the
+ * filter gradient a convolution of the input (batch and channels swapped) with {@code dy} as the filter, its taps
+ * the stride apart. BatchNorm's kernels are libtorch's element-wise ops and per-channel sums over the tensor viewed
+ * as {@code [outer, channels, inner]}. Pooling's backward is libtorch's, through autograd.
  */
 final class DjlKernels implements Kernels {
 
@@ -58,15 +66,28 @@ final class DjlKernels implements Kernels {
         return ((DjlBuffer) buffer.slice(0, Math.toIntExact(count))).read(scope);
     }
 
+    /** Writes {@code values} (any shape of {@code count} elements) into the first {@code count} of {@code out}. */
+    private static void write(Buffer out, long count, NDArray values) {
+        ((DjlBuffer) out.slice(0, Math.toIntExact(count))).write(values);
+    }
+
     /** Runs {@code body} in a fresh manager and writes what it returns into the first {@code count} of {@code out}. */
     private void into(Buffer out, long count, Function<NDManager, NDArray> body) {
         try (NDManager scope = device.scope()) {
-            ((DjlBuffer) out.slice(0, Math.toIntExact(count))).write(body.apply(scope));
+            write(out, count, body.apply(scope));
         }
     }
 
-    private static NDArray conv(NDArray x, NDArray w) {
-        return x.getNDArrayInternal().convolution(x, w, null, ONE, ZERO, ONE, 1).singletonOrThrow();
+    /** libtorch's convolution of {@code x} with {@code w}, without bias, in one group. */
+    private static NDArray conv(NDArray x, NDArray w, Shape stride, Shape padding, Shape dilation) {
+        return x.getNDArrayInternal()
+                .convolution(x, w, null, stride, padding, dilation, 1)
+                .singletonOrThrow();
+    }
+
+    /** {@code v} along both axes of a plane. */
+    private static Shape square(int v) {
+        return new Shape(v, v);
     }
 
     @Override
@@ -96,6 +117,13 @@ final class DjlKernels implements Kernels {
             case Fill(var value, var x, var n) -> fill(value, x, n);
             case KernelOp.SgdStep s -> sgdStep(s);
             case KernelOp.AdamStep a -> adamStep(a);
+            case SquaredDeviations(var x, var mean, var m2, var s) -> squaredDeviations(x, mean, m2, s);
+            case BatchNormForward(var x, var mean, var var, var gamma, var beta, var y, var eps, var s) ->
+                batchNormForward(x, mean, var, gamma, beta, y, eps, s);
+            case BatchNormRunningUpdate u -> batchNormRunningUpdate(u);
+            case BatchNormBackwardReduce(var x, var dy, var mean, var var, var sumDy, var sumDyXhat, var eps, var s) ->
+                batchNormBackwardReduce(x, dy, mean, var, sumDy, sumDyXhat, eps, s);
+            case BatchNormBackwardData b -> batchNormBackwardData(b);
             case ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
                 argmaxMatches(logits, labels, count, batch, classes);
             case Fused f -> f.launchComposed(this);
@@ -107,10 +135,12 @@ final class DjlKernels implements Kernels {
     }
 
     private static NDArray convolve(NDManager m, Buffer x, Buffer w, ConvShape s) {
-        s.requireStrideOneUnpadded("djl");
         return conv(
                 in(m, x, s.inputLength()).reshape(s.batch(), s.inChannels(), s.height(), s.width()),
-                in(m, w, s.filterLength()).reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth()));
+                in(m, w, s.filterLength()).reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth()),
+                square(s.stride()),
+                square(s.padding()),
+                ONE);
     }
 
     /**
@@ -121,33 +151,79 @@ final class DjlKernels implements Kernels {
         into(y, s.outputLength(), m -> plusBias(m, convolve(m, x, w, s), b, s.bias()));
     }
 
+    /**
+     * {@code dx[n,c,a,b] = Σ_{o,i,j} dy[n,o,i,j] · w[o,c,a+p−i·stride, b+p−j·stride]} ({@code p} the padding), as a
+     * convolution of stride 1 (DJL's PyTorch engine has no transposed one): {@code dy} with {@code stride − 1} zeros
+     * after each pixel along both axes, so that its pixel {@code (i, j)} stands at {@code (i·stride, j·stride)} where
+     * the filter's first tap read the padded input for it; {@code kernelHeight − 1 − p} rows of zeros above that and
+     * {@code kernelWidth − 1 − p} columns left of it, and as many below and right as make {@code height +
+     * kernelHeight − 1} rows and {@code width + kernelWidth − 1} columns (a negative count cuts rows or columns: those
+     * of pixels whose windows lay wholly in the padding, or of zeros); then convolved with the filter turned by 180°
+     * and its input and output channels swapped.
+     */
     private void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
-        s.requireStrideOneUnpadded("djl");
         into(dx, s.inputLength(), m -> {
-            NDArray g = in(m, dy, s.outputLength()).reshape(s.batch(), s.outChannels(), s.outHeight(), s.outWidth());
-            NDArray f = in(m, w, s.filterLength())
-                    .reshape(s.outChannels(), s.inChannels(), s.kernelHeight(), s.kernelWidth());
-            // dx = dy, padded by the filter's size less one, convolved with the filter turned by 180° and its
-            // input and output channels swapped (DJL's PyTorch engine has no transposed convolution)
+            int n = s.batch(), o = s.outChannels(), oh = s.outHeight(), ow = s.outWidth(), st = s.stride();
+            NDArray g = in(m, dy, s.outputLength()).reshape(n, o, oh, ow);
+            if (st > 1) {
+                // [n, o, oh, ow] → [n, o, oh·st, ow·st], each pixel at the top left of an st × st block of zeros
+                g = g.reshape(n, o, oh, 1, ow, 1)
+                        .pad(new Shape(0, st - 1, 0, 0, 0, st - 1), 0)
+                        .reshape(n, o, (long) oh * st, (long) ow * st);
+            }
+            int top = s.kernelHeight() - 1 - s.padding(), bottom = s.height() + s.padding() - oh * st;
+            int left = s.kernelWidth() - 1 - s.padding(), right = s.width() + s.padding() - ow * st;
+            Shape pad = ZERO;
+            if (top == bottom && left == right && top >= 0 && left >= 0) {
+                pad = new Shape(top, left); // the convolution pads: stride 1, and the padding at most the filter's
+            } else {
+                g = padOrCut(g, top, bottom, left, right);
+            }
+            NDArray f = in(m, w, s.filterLength()).reshape(o, s.inChannels(), s.kernelHeight(), s.kernelWidth());
             NDArray turned = f.flip(2, 3).transpose(1, 0, 2, 3).duplicate(); // contiguous, as convolutions want
-            Shape pad = new Shape(s.kernelHeight() - 1, s.kernelWidth() - 1);
-            return g.getNDArrayInternal()
-                    .convolution(g, turned, null, ONE, pad, ONE, 1)
-                    .singletonOrThrow();
+            return conv(g, turned, ONE, pad, ONE);
         });
     }
 
+    /**
+     * {@code g}'s planes with {@code top}, {@code bottom}, {@code left} and {@code right} rows and columns of zeros
+     * added, where they are positive, or cut, where negative.
+     */
+    private static NDArray padOrCut(NDArray g, int top, int bottom, int left, int right) {
+        NDArray padded =
+                g.pad(new Shape(Math.max(left, 0), Math.max(right, 0), Math.max(top, 0), Math.max(bottom, 0)), 0);
+        if (Math.min(Math.min(top, bottom), Math.min(left, right)) >= 0) {
+            return padded;
+        }
+        long rows = padded.getShape().get(2), columns = padded.getShape().get(3);
+        return padded.get(new NDIndex()
+                .addAllDim(2)
+                .addSliceDim(Math.max(-top, 0), rows - Math.max(-bottom, 0))
+                .addSliceDim(Math.max(-left, 0), columns - Math.max(-right, 0)));
+    }
+
+    /**
+     * {@code dw[o,c,p,q] = Σ_{n,i,j} x[n,c,i·stride+p−pad, j·stride+q−pad] · dy[n,o,i,j]}: the input's channels as
+     * the batch and its images as the channels, convolved with {@code dy} (batch and channels swapped) as the
+     * filter, its taps {@code stride} apart (dilated) over the padded input; the result's first {@code kernelHeight ×
+     * kernelWidth} positions (a stride that does not divide the padded input leaves more).
+     */
     private void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
-        s.requireStrideOneUnpadded("djl");
         into(dw, s.filterLength(), m -> {
-            // dw[o, c] = Σ_n x[n, c] ⋆ dy[n, o]: channels of x as the batch, images as the channels
             NDArray input = in(m, x, s.inputLength())
                     .reshape(s.batch(), s.inChannels(), s.height(), s.width())
                     .transpose(1, 0, 2, 3);
             NDArray filter = in(m, dy, s.outputLength())
                     .reshape(s.batch(), s.outChannels(), s.outHeight(), s.outWidth())
                     .transpose(1, 0, 2, 3);
-            return conv(input, filter).transpose(1, 0, 2, 3);
+            NDArray full = conv(input, filter, ONE, square(s.padding()), square(s.stride()));
+            if (full.getShape().get(2) != s.kernelHeight() || full.getShape().get(3) != s.kernelWidth()) {
+                full = full.get(new NDIndex()
+                        .addAllDim(2)
+                        .addSliceDim(0, s.kernelHeight())
+                        .addSliceDim(0, s.kernelWidth()));
+            }
+            return full.transpose(1, 0, 2, 3);
         });
     }
 
@@ -364,6 +440,84 @@ final class DjlKernels implements Kernels {
 
     private void fill(float value, Buffer x, int n) {
         into(x, n, m -> m.full(new Shape(n), value));
+    }
+
+    // BatchNorm: each tensor viewed as [outer, channels, inner], per-channel vectors as [1, channels, 1].
+
+    private static NDArray channels(NDManager m, Buffer b, BiasShape s) {
+        return in(m, b, s.channels()).reshape(1, s.channels(), 1);
+    }
+
+    private static NDArray planes(NDManager m, Buffer b, BiasShape s) {
+        return in(m, b, s.length()).reshape(s.outer(), s.channels(), s.inner());
+    }
+
+    /** {@code 1 / √(var + eps)} per channel, as {@code [1, channels, 1]}. */
+    private static NDArray invStd(NDManager m, Buffer var, float eps, BiasShape s) {
+        return channels(m, var, s).add(eps).sqrt().pow(-1f);
+    }
+
+    private static final int[] PER_CHANNEL = {0, 2};
+
+    private void squaredDeviations(Buffer x, Buffer mean, Buffer m2, BiasShape s) {
+        into(m2, s.channels(), m -> {
+            NDArray d = planes(m, x, s).sub(channels(m, mean, s));
+            return d.mul(d).sum(PER_CHANNEL);
+        });
+    }
+
+    private void batchNormForward(
+            Buffer x, Buffer mean, Buffer var, Buffer gamma, Buffer beta, Buffer y, float eps, BiasShape s) {
+        into(
+                y,
+                s.length(),
+                m -> planes(m, x, s)
+                        .sub(channels(m, mean, s))
+                        .mul(invStd(m, var, eps, s).mul(channels(m, gamma, s)))
+                        .add(channels(m, beta, s)));
+    }
+
+    private void batchNormRunningUpdate(BatchNormRunningUpdate u) {
+        int c = u.channels();
+        float keep = 1 - u.momentum();
+        float unbiased = (float) ((double) u.count() / (u.count() - 1));
+        into(
+                u.runningMean(),
+                c,
+                m -> in(m, u.runningMean(), c).mul(keep).add(in(m, u.mean(), c).mul(u.momentum())));
+        into(
+                u.runningVar(),
+                c,
+                m -> in(m, u.runningVar(), c)
+                        .mul(keep)
+                        .add(in(m, u.var(), c).mul(unbiased).mul(u.momentum())));
+        into(u.tracked(), 1, m -> in(m, u.tracked(), 1).add(1f));
+    }
+
+    /** {@code Σ dy}, and {@code Σ dy · (x − mean)} times {@code 1 / √(var + eps)}, per channel. */
+    private void batchNormBackwardReduce(
+            Buffer x, Buffer dy, Buffer mean, Buffer var, Buffer sumDy, Buffer sumDyXhat, float eps, BiasShape s) {
+        try (NDManager m = device.scope()) {
+            NDArray g = planes(m, dy, s);
+            NDArray dot = g.mul(planes(m, x, s).sub(channels(m, mean, s))).sum(PER_CHANNEL);
+            NDArray xhat = dot.mul(invStd(m, var, eps, s).reshape(s.channels()));
+            write(sumDy, s.channels(), g.sum(PER_CHANNEL));
+            write(sumDyXhat, s.channels(), xhat);
+        }
+    }
+
+    /** {@code gamma / √(var + eps) · (dy − sumDy / count − x̂ · sumDyXhat / count)}, per channel's coefficients. */
+    private void batchNormBackwardData(BatchNormBackwardData b) {
+        BiasShape s = b.s();
+        float count = b.count();
+        into(b.dx(), s.length(), m -> {
+            NDArray invStd = invStd(m, b.var(), b.eps(), s);
+            NDArray xhat = planes(m, b.x(), s).sub(channels(m, b.mean(), s)).mul(invStd);
+            return planes(m, b.dy(), s)
+                    .sub(channels(m, b.sumDy(), s).div(count))
+                    .sub(xhat.mul(channels(m, b.sumDyXhat(), s).div(count)))
+                    .mul(channels(m, b.gamma(), s).mul(invStd));
+        });
     }
 
     private void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {

@@ -23,8 +23,8 @@ import org.multigpulab.device.DeviceRequest;
 
 /**
  * The self-test and the gate on convolutions made wrong on purpose ({@link WrongConvolutions} over the pure-Java
- * {@code cpu} backend, with a {@link FakeLibrary} for oneDNN): nothing here depends on the processor or on
- * libtorch.
+ * {@code cpu} backend, its convolutions the float64 reference's ({@link ReferenceConvolutions}), with a
+ * {@link FakeLibrary} for oneDNN): nothing here depends on the processor or on libtorch.
  */
 class ConvolutionGateTest {
 
@@ -66,12 +66,27 @@ class ConvolutionGateTest {
                         1.01f,
                         s -> s.inChannels() == 20,
                         "(backward to the filter, 20→50 channels, 5×5 on 13×13)",
-                        "off by 0.010 of the largest value"));
+                        "off by 0.010 of the largest value"),
+                new Wrong(
+                        "strided, padded data gradient 1 % off",
+                        Pass.BACKWARD_DATA,
+                        1.01f,
+                        s -> s.stride() != 1 && s.padding() != 0,
+                        "(backward to the data, 16→32 channels, 3×3 stride 2 padding 1 on 15×15)",
+                        "off by 0.010 of the largest value"),
+                new Wrong(
+                        "1×1 shortcut's forward NaN",
+                        Pass.FORWARD,
+                        Float.NaN,
+                        s -> s.kernelHeight() == 1,
+                        "(forward, 16→32 channels, 1×1 stride 2 padding 0 on 15×15)",
+                        "gives NaN"));
     }
 
     private final FakeLibrary library = new FakeLibrary();
     private final ConvolutionGate gate = new ConvolutionGate();
-    private final Device cpu = Backends.open("cpu", DeviceRequest.of(1)).getFirst();
+    private final Device cpu =
+            ReferenceConvolutions.of(Backends.open("cpu", DeviceRequest.of(1)).getFirst());
 
     @AfterEach
     void close() {
