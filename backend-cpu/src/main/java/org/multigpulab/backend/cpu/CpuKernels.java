@@ -158,6 +158,11 @@ final class CpuKernels implements Kernels {
             case Fill(var value, var x, var n) -> fill(value, x, n);
             case KernelOp.SgdStep s -> sgdStep(s);
             case KernelOp.AdamStep a -> adamStep(a);
+            case KernelOp.SquaredDeviations(var x, var mean, var m2, var s) -> squaredDeviations(x, mean, m2, s);
+            case KernelOp.BatchNormForward f -> batchNormForward(f);
+            case KernelOp.BatchNormRunningUpdate u -> batchNormRunningUpdate(u);
+            case KernelOp.BatchNormBackwardReduce r -> batchNormBackwardReduce(r);
+            case KernelOp.BatchNormBackwardData d -> batchNormBackwardData(d);
             case ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
                 argmaxMatches(logits, labels, count, batch, classes);
         }
@@ -430,6 +435,97 @@ final class CpuKernels implements Kernels {
                 dbb.data[dbb.offset + c] += sums[chunk * channels + c];
             }
         }
+    }
+
+    // --- batch normalisation ({@link BatchNorm}) -------------------------------------------------------
+
+    private void squaredDeviations(Buffer x, Buffer mean, Buffer m2, BiasShape s) {
+        CpuBuffer xb = cpu(x), mb = cpu(mean), m2b = cpu(m2);
+        BatchNorm.squaredDeviations(xb.data, xb.offset, mb.data, mb.offset, m2b.data, m2b.offset, s);
+    }
+
+    private void batchNormForward(KernelOp.BatchNormForward f) {
+        CpuBuffer x = cpu(f.x()), mean = cpu(f.mean()), var = cpu(f.var()), gamma = cpu(f.gamma());
+        CpuBuffer beta = cpu(f.beta()), y = cpu(f.y());
+        BatchNorm.forward(
+                x.data,
+                x.offset,
+                mean.data,
+                mean.offset,
+                var.data,
+                var.offset,
+                gamma.data,
+                gamma.offset,
+                beta.data,
+                beta.offset,
+                y.data,
+                y.offset,
+                f.eps(),
+                f.s());
+    }
+
+    private void batchNormRunningUpdate(KernelOp.BatchNormRunningUpdate u) {
+        CpuBuffer mean = cpu(u.mean()), var = cpu(u.var()), rm = cpu(u.runningMean()), rv = cpu(u.runningVar());
+        CpuBuffer tracked = cpu(u.tracked());
+        BatchNorm.runningUpdate(
+                mean.data,
+                mean.offset,
+                var.data,
+                var.offset,
+                rm.data,
+                rm.offset,
+                rv.data,
+                rv.offset,
+                tracked.data,
+                tracked.offset,
+                u.momentum(),
+                u.count(),
+                u.channels());
+    }
+
+    private void batchNormBackwardReduce(KernelOp.BatchNormBackwardReduce r) {
+        CpuBuffer x = cpu(r.x()), dy = cpu(r.dy()), mean = cpu(r.mean()), var = cpu(r.var());
+        CpuBuffer sumDy = cpu(r.sumDy()), sumDyXhat = cpu(r.sumDyXhat());
+        BatchNorm.backwardReduce(
+                x.data,
+                x.offset,
+                dy.data,
+                dy.offset,
+                mean.data,
+                mean.offset,
+                var.data,
+                var.offset,
+                sumDy.data,
+                sumDy.offset,
+                sumDyXhat.data,
+                sumDyXhat.offset,
+                r.eps(),
+                r.s());
+    }
+
+    private void batchNormBackwardData(KernelOp.BatchNormBackwardData d) {
+        CpuBuffer x = cpu(d.x()), dy = cpu(d.dy()), mean = cpu(d.mean()), var = cpu(d.var());
+        CpuBuffer gamma = cpu(d.gamma()), sumDy = cpu(d.sumDy()), sumDyXhat = cpu(d.sumDyXhat()), dx = cpu(d.dx());
+        BatchNorm.backwardData(
+                x.data,
+                x.offset,
+                dy.data,
+                dy.offset,
+                mean.data,
+                mean.offset,
+                var.data,
+                var.offset,
+                gamma.data,
+                gamma.offset,
+                sumDy.data,
+                sumDy.offset,
+                sumDyXhat.data,
+                sumDyXhat.offset,
+                dx.data,
+                dx.offset,
+                d.eps(),
+                d.count(),
+                d.s());
     }
 
     // --- average pooling -------------------------------------------------------------------------------
