@@ -55,9 +55,9 @@ final class PyTorchReferee {
         List<String> command =
                 new ArrayList<>(List.of(python, SCRIPTS.resolve(script).toString()));
         command.addAll(args);
-        Process script = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(script.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, script.waitFor(), output);
+        Process running = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(running.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, running.waitFor(), output);
         return output.strip();
     }
 
