@@ -1,8 +1,16 @@
 package org.multigpulab.lessons.lesson;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import org.multigpulab.core.model.ResNet18;
+import org.multigpulab.core.train.TrainResult;
 
-/** d2l §12.6 exercise 1: more GPUs, with the batch and the learning rate scaled with them. */
+/**
+ * d2l §12.6 exercise 1 with its ResNet-18: more GPUs, the batch and the learning rate scaled with them (1, 2 and 4
+ * GPUs, batch 256·k, lr 0.1·k), trained on a slice; and the exercise's question, what 16 GPUs would do, answered in
+ * simulated time (time only) for V100s on all 60,000 images.
+ */
 public final class ConciseExercise1Lesson implements Lesson {
 
     /** A speed-up below this is no speed-up: wall times of one run vary by a tenth on a shared machine. */
@@ -15,11 +23,24 @@ public final class ConciseExercise1Lesson implements Lesson {
 
     @Override
     public String summary() {
-        return "1, 2, 4 GPUs with batch 256*k and lr 0.2*k: accuracy and sec/epoch";
+        return "ResNet-18 on 1, 2, 4 GPUs with batch 256*k and lr 0.1*k: accuracy and sec/epoch; 1 to 16 simulated V100s";
     }
 
+    /** The slice trained by default, and the epochs. */
+    static final int TRAIN_IMAGES = 1024, TEST_IMAGES = 512, EPOCHS = 1;
+    /** The GPUs simulated for the exercise's question. */
+    static final int[] SIMULATED = {1, 2, 4, 8, 16};
+
     List<ScaledBatchRuns.Row> rows(LessonContext ctx) {
-        return ScaledBatchRuns.run(ctx, name(), k -> 0.2f * k, "lr 0.2*k");
+        ctx.data(TRAIN_IMAGES, TEST_IMAGES);
+        return ScaledBatchRuns.run(ctx, name(), k -> 0.1f * k, "lr 0.1*k", new ResNet18(), EPOCHS);
+    }
+
+    /** Simulated V100-SXM2 seconds per epoch of all 60,000 images at each count of {@link #SIMULATED}, batch 256·k. */
+    static double[] simulatedEpochs(int batch) {
+        return Arrays.stream(SIMULATED)
+                .mapToDouble(k -> ConciseLesson.simulatedEpoch(new ResNet18(), k, batch * k))
+                .toArray();
     }
 
     /** The conclusions: whether scaling lr with the batch kept the accuracy, and whether wall time fell. */
@@ -52,6 +73,30 @@ public final class ConciseExercise1Lesson implements Lesson {
     @Override
     public void run(LessonContext ctx) {
         report(ctx, rows(ctx));
+        double[] simulated = simulatedEpochs(ctx.batchSize());
+        ctx.out().println("What 16 GPUs would do: simulated V100-SXM2s, all 60,000 images, batch " + ctx.batchSize()
+                + "·k (time only, the GPUs alone):");
+        for (int i = 0; i < SIMULATED.length; i++) {
+            ctx.out()
+                    .printf(
+                            Locale.ROOT,
+                            "  %2d GPU%s: %s sec/epoch, %.2f× one's%n",
+                            SIMULATED[i],
+                            SIMULATED[i] == 1 ? " " : "s",
+                            TrainResult.seconds(simulated[i]),
+                            simulated[0] / simulated[i]);
+        }
+        int last = SIMULATED.length - 1;
+        ctx.out()
+                .println(Claim.ratioAbove(
+                                "simulated speed-up of " + SIMULATED[last] + " V100s over 1",
+                                simulated[0],
+                                simulated[last],
+                                SIMULATED[last] / 2.0)
+                        .and(
+                                ": more than half of linear, ResNet-18's compute still outweighs the exchange.",
+                                ": less than half of linear, the exchange and the slowest GPU eat the rest.")
+                        .notice());
     }
 
     void report(LessonContext ctx, List<ScaledBatchRuns.Row> rows) {

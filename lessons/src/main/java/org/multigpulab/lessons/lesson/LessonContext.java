@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.multigpulab.core.data.FashionMnist;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.Model;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainResult;
@@ -198,7 +199,18 @@ public final class LessonContext {
             TrainConfig config,
             TrainingListener listener,
             Consumer<DataParallelTrainer> inspect) {
-        return TrainingRun.on(setup.open(count), new LeNet(), new LeNet().initialState(1), config)
+        return train(new LeNet(), setup, count, config, listener, inspect);
+    }
+
+    /** {@link #train(DeviceSetup, int, TrainConfig, TrainingListener, Consumer)} of {@code model} (initial state seed 1's). */
+    public TrainResult train(
+            Model model,
+            DeviceSetup setup,
+            int count,
+            TrainConfig config,
+            TrainingListener listener,
+            Consumer<DataParallelTrainer> inspect) {
+        return TrainingRun.on(setup.open(count), model, model.initialState(1), config)
                 .listener(listener)
                 .progressBars(ProgressBars.wanted(quiet))
                 .train(data(), (trainer, result) -> {

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.IntFunction;
 import org.multigpulab.core.data.BatchIterator;
+import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.Model;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.plot.ChartFiles;
 import org.multigpulab.lessons.plot.Charts;
@@ -30,9 +32,14 @@ final class ScaledBatchRuns {
 
     /** The runs, each printed as it ends; {@code lr} gives the learning rate for k GPUs, {@code lrText} names it. */
     static List<Row> run(LessonContext ctx, String name, IntFunction<Float> lr, String lrText) {
+        return run(ctx, name, lr, lrText, new LeNet(), 3);
+    }
+
+    /** {@link #run(LessonContext, String, IntFunction, String)} of {@code model}, {@code epochs} epochs by default. */
+    static List<Row> run(LessonContext ctx, String name, IntFunction<Float> lr, String lrText, Model model, int epochs) {
         ctx.needs(GPUS[GPUS.length - 1]);
         int base = ctx.batchSize();
-        int epochs = ctx.epochs(3);
+        int runEpochs = ctx.epochs(epochs);
         List<Curve> curves = new ArrayList<>();
         LearningCurve chart = new LearningCurve(
                 "batch k*" + base + " on k GPUs, " + lrText,
@@ -46,10 +53,15 @@ final class ScaledBatchRuns {
             Curve test = new Curve("test acc, k=" + k), train = new Curve("train acc, k=" + k);
             curves.add(test);
             curves.add(train);
-            TrainResult r =
-                    ctx.train(k, LessonContext.recipe(epochs, k * base, lr.apply(k)), chart.listener(test, train));
+            TrainResult r = ctx.train(
+                    model,
+                    ctx.devices(),
+                    k,
+                    LessonContext.recipe(runEpochs, k * base, lr.apply(k)),
+                    chart.listener(test, train),
+                    trainer -> {});
             int steps = BatchIterator.batchesPerEpoch(ctx.data().train().count(), k * base);
-            rows.add(new Row(k, k * base, lr.apply(k), epochs, steps, r.finalTestAcc(), r.secPerLaterEpoch()));
+            rows.add(new Row(k, k * base, lr.apply(k), runEpochs, steps, r.finalTestAcc(), r.secPerLaterEpoch()));
             time.add(k, r.secPerLaterEpoch());
             ctx.out()
                     .printf(
@@ -60,7 +72,7 @@ final class ScaledBatchRuns {
                 Charts.bars(
                         "sec/epoch against GPUs (batch k*" + base + ", " + lrText + ")",
                         "GPUs",
-                        epochs > 1 ? "wall seconds per epoch, after the first" : "wall seconds per epoch",
+                        runEpochs > 1 ? "wall seconds per epoch, after the first" : "wall seconds per epoch",
                         List.of(time)),
                 ctx.plots(),
                 name + "-sec-per-epoch");

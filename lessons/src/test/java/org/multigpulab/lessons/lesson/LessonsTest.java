@@ -359,17 +359,23 @@ class LessonsTest {
     @Test
     void conciseExercise1ScalesBatchAndLearningRate() throws Exception {
         ConciseExercise1Lesson lesson = new ConciseExercise1Lesson();
-        List<ScaledBatchRuns.Row> rows = lesson.rows(ctx(null));
+        Synthetic.realDataDir();
+        LessonContext small = ctx(null, 128, 64, 1, 16);
+        List<ScaledBatchRuns.Row> rows = lesson.rows(small);
         assertEquals(
-                List.of(32, 64, 128),
+                List.of(16, 32, 64),
                 rows.stream().map(ScaledBatchRuns.Row::batchSize).toList());
         assertEquals(
-                List.of(0.2f, 0.4f, 0.8f),
+                List.of(0.1f, 0.2f, 0.4f),
                 rows.stream().map(ScaledBatchRuns.Row::lr).toList());
-        lesson.report(ctx(null), rows);
+        lesson.report(small, rows);
         assertEquals(2, ClaimLines.assertAgree(output()), output());
         PlotFilesCheck.assertChart(plots, "concise-exercise-1-accuracy");
         PlotFilesCheck.assertChart(plots, "concise-exercise-1-sec-per-epoch");
+        double[] simulated = ConciseExercise1Lesson.simulatedEpochs(256);
+        for (int i = 1; i < simulated.length; i++) {
+            assertTrue(simulated[i] < simulated[i - 1], "more V100s, a shorter epoch: " + Arrays.toString(simulated));
+        }
     }
 
     /**
