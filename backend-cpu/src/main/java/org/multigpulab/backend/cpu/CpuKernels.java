@@ -104,7 +104,25 @@ final class CpuKernels implements Kernels {
     private static final int LINE_START = Scratch.LINE_START;
 
     private ConvPanels panels(ConvShape s) {
-        return panels.computeIfAbsent(s, ConvPanels::new);
+        return panels.computeIfAbsent(s, shape -> new ConvPanels(shape, widestPanel(shape)));
+    }
+
+    /** Columns of the forward pass's panels for a filter of {@code taps}. */
+    private static int forwardPanel(int taps) {
+        // With few taps (conv1's 9) a panel's multiply is short, so what each panel costs besides it dominates:
+        // such panels are wider, as many floats as a panel of 64 taps.
+        return PANEL * Math.max(1, 64 / taps);
+    }
+
+    /** Columns of the filter gradient's panels for a filter of {@code taps}. */
+    private static int filterPanel(int taps) {
+        return (Gemm.narrow(taps) ? 32 : 4) * PANEL;
+    }
+
+    /** The widest panel any kernel of convolution {@code s} cuts. */
+    private static int widestPanel(ConvShape s) {
+        int taps = s.inChannels() * s.kernelHeight() * s.kernelWidth();
+        return Math.max(forwardPanel(taps), filterPanel(taps));
     }
 
     /**
@@ -144,6 +162,8 @@ final class CpuKernels implements Kernels {
             case ReluAvgPoolBackward(var x, var dy, var dx, var s) -> reluAvgPoolBackward(x, dy, dx, s);
             case Conv2dBiasReluAvgPoolForward(var x, var w, var b, var y, var s) ->
                 conv2dBiasReluAvgPoolForward(x, w, b, y, s);
+            // FusedFirstLayer runs stride 1 without padding; other layers run as the separate ops
+            case Conv2dBiasReluAvgPoolBackward f when !panels(f.s().conv()).simple() -> f.launchComposed(this);
             case Conv2dBiasReluAvgPoolBackward(var x, var w, var b, var dy, var dw, var db, var s) ->
                 conv2dBiasReluAvgPoolBackward(x, w, b, dy, dw, db, s);
             case KernelOp.Gemm(var transA, var transB, var m, var n, var k, var alpha, var a, var b, var beta, var c) ->
@@ -184,6 +204,10 @@ final class CpuKernels implements Kernels {
      */
     private void convolve(CpuBuffer xb, CpuBuffer wb, CpuBuffer bb, float[] y, int yOff, ConvShape s) {
         ConvPanels cp = panels(s);
+        if (!cp.simple()) {
+            convolveStridedPadded(xb, wb, bb, y, yOff, s, cp);
+            return;
+        }
         int co = s.outChannels(), taps = cp.taps();
         // With few taps (conv1's 9) a panel's multiply is short, so what each panel costs besides it dominates:
         // such panels are wider, as many floats as a panel of 64 taps.
@@ -211,6 +235,10 @@ final class CpuKernels implements Kernels {
     private void conv2dBackwardData(Buffer dy, Buffer w, Buffer dx, ConvShape s) {
         CpuBuffer dyb = cpu(dy), wb = cpu(w), dxb = cpu(dx);
         ConvPanels cp = panels(s);
+        if (!cp.simple()) {
+            backwardDataStridedPadded(dyb, wb, dxb, s, cp);
+            return;
+        }
         int co = s.outChannels(), taps = cp.taps();
         int inSample = s.inChannels() * s.height() * s.width();
         // wᵀ once, row by row, so the multiply reads its rows contiguously (a transposed A is read with stride Co)
@@ -234,6 +262,10 @@ final class CpuKernels implements Kernels {
     private void conv2dBackwardFilter(Buffer x, Buffer dy, Buffer dw, ConvShape s) {
         CpuBuffer xb = cpu(x), dyb = cpu(dy), dwb = cpu(dw);
         ConvPanels cp = panels(s);
+        if (!cp.simple()) {
+            backwardFilterStridedPadded(xb, dyb, dwb, s, cp);
+            return;
+        }
         int co = s.outChannels(), taps = cp.taps();
         boolean narrow = Gemm.narrow(taps);
         // Per-core partial sums: dw [Co, C·Kh·Kw] for a narrow filter, else its transpose [C·Kh·Kw, Co] with Co
@@ -291,6 +323,203 @@ final class CpuKernels implements Kernels {
         }
     }
 
+    // --- convolution at any stride and padding ---------------------------------------------------------
+
+    /**
+     * The deepest multiply a forward panel runs at once: deeper filters (ResNet's 1,152 to 4,608 taps) are cut into
+     * blocks of taps whose packed panel, 576 × 128 floats, stays in a core's L2 cache while every row of the filter
+     * runs over it, their products added in block order.
+     */
+    private static final int MOST_TAPS = 576;
+
+    /** A thread's ring of padded images ({@link ConvPanels#padded}), the forward pass's or the filter gradient's. */
+    private final Scratch<float[]> inputRing = Scratch.floats();
+    /** A thread's ring of padded images' gradients, the input gradient's. */
+    private final Scratch<float[]> gradientRing = Scratch.floats();
+    /** A block of taps' product, added to the panel's sum. */
+    private final Scratch<float[]> blockProduct = Scratch.floats();
+
+    @FunctionalInterface
+    private interface ImageStep {
+        void run(int image);
+    }
+
+    private static final ImageStep NOTHING = image -> {};
+
+    /**
+     * {@link #overPanels} with each image made ready ({@code ready}) before the first panel that reaches it runs, and
+     * handed on ({@code done}) after the panel that ends at or past its last column: a padded image copied into the
+     * thread's ring, a padded gradient cleared there and then copied out.
+     */
+    private static void overPanels(
+            ConvShape s, ConvPanels cp, int panel, ImageStep ready, ImageStep done, PanelBody body) {
+        int pixels = cp.pixels();
+        Parallel.forRange(s.batch(), s.flops(), (chunk, first, last) -> {
+            int end = last * pixels, next = first, finished = first;
+            for (int from = first * pixels; from < end; from += panel) {
+                int to = Math.min(from + panel, end);
+                for (; next * pixels < to; next++) {
+                    ready.run(next);
+                }
+                body.run(chunk, from, to, Gemm.roundUpToVectors(to - from));
+                for (; (finished + 1) * pixels <= to; finished++) {
+                    done.run(finished);
+                }
+            }
+        });
+    }
+
+    /** The calling thread's ring of padded images for {@code cp}. */
+    private float[] ring(Scratch<float[]> ring, ConvPanels cp) {
+        return ring.get(LINE_START + cp.ringLength());
+    }
+
+    /**
+     * {@link #convolve} at any stride and padding: the panels read a padded input from each thread's ring, and a
+     * filter deeper than {@link #MOST_TAPS} is multiplied a block of taps at a time.
+     */
+    private void convolveStridedPadded(
+            CpuBuffer xb, CpuBuffer wb, CpuBuffer bb, float[] y, int yOff, ConvShape s, ConvPanels cp) {
+        int co = s.outChannels(), taps = cp.taps();
+        int blocks = (taps + MOST_TAPS - 1) / MOST_TAPS, depth = (taps + blocks - 1) / blocks;
+        boolean padded = cp.padded();
+        ImageStep pad =
+                padded ? image -> cp.padImage(xb.data, xb.offset, image, ring(inputRing, cp), LINE_START) : NOTHING;
+        overPanels(s, cp, forwardPanel(taps), pad, NOTHING, (chunk, from, to, width) -> {
+            float[] source = padded ? ring(inputRing, cp) : xb.data;
+            int sourceOff = padded ? LINE_START : xb.offset;
+            float[] columns = inputPanel.get(LINE_START + depth * width);
+            float[] sum = productPanel.get(LINE_START + co * width);
+            for (int t0 = 0; t0 < taps; t0 += depth) {
+                int t1 = Math.min(taps, t0 + depth);
+                cp.packInput(source, sourceOff, from, to, t0, t1, columns, LINE_START, width);
+                // y [Co, pixels] = Σ over blocks of w [Co, block's taps] · im2col(x) [block's taps, pixels]
+                float[] product = t0 == 0 ? sum : blockProduct.get(LINE_START + co * width);
+                Gemm.multiplyPanel(
+                        co,
+                        width,
+                        t1 - t0,
+                        wb.data,
+                        wb.offset + t0,
+                        taps,
+                        columns,
+                        LINE_START,
+                        width,
+                        product,
+                        LINE_START,
+                        width);
+                if (t0 > 0) {
+                    Vectors.addRow(product, LINE_START, sum, LINE_START, co * width);
+                }
+            }
+            cp.storeOutput(
+                    sum,
+                    LINE_START,
+                    width,
+                    co,
+                    from,
+                    to,
+                    y,
+                    yOff,
+                    bb == null ? null : bb.data,
+                    bb == null ? 0 : bb.offset);
+        });
+    }
+
+    /**
+     * {@link #conv2dBackwardData} at any stride and padding: a padded input's gradient is gathered in each thread's
+     * ring and copied out without its padding once the panels are past the image; col2im adds at the stride.
+     */
+    private void backwardDataStridedPadded(CpuBuffer dyb, CpuBuffer wb, CpuBuffer dxb, ConvShape s, ConvPanels cp) {
+        int co = s.outChannels(), taps = cp.taps();
+        int inSample = s.inChannels() * s.height() * s.width();
+        boolean padded = cp.padded();
+        float[] wT = transposedB.get(taps * co);
+        Gemm.transpose(wb.data, wb.offset, co, taps, 0f, wT, 0);
+        ImageStep clear = padded
+                ? image -> cp.clearImage(ring(gradientRing, cp), LINE_START, image)
+                : image ->
+                        Arrays.fill(dxb.data, dxb.offset + image * inSample, dxb.offset + (image + 1) * inSample, 0f);
+        ImageStep crop = padded
+                ? image -> cp.cropImage(ring(gradientRing, cp), LINE_START, image, dxb.data, dxb.offset)
+                : NOTHING;
+        overPanels(s, cp, PANEL, clear, crop, (chunk, from, to, width) -> {
+            float[] gradients = outputPanel.get(LINE_START + co * width);
+            float[] columns = productPanel.get(LINE_START + taps * width);
+            cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, LINE_START, width);
+            // dcol [C·Kh·Kw, pixels] = wᵀ · dy [Co, pixels]
+            Gemm.multiplyPanel(taps, width, co, wT, 0, co, gradients, LINE_START, width, columns, LINE_START, width);
+            float[] target = padded ? ring(gradientRing, cp) : dxb.data;
+            int targetOff = padded ? LINE_START : dxb.offset;
+            if (s.stride() == 1) {
+                cp.addInputGradient(columns, LINE_START, width, from, to, target, targetOff);
+            } else {
+                cp.addStridedInputGradient(columns, LINE_START, width, from, to, target, targetOff);
+            }
+        });
+    }
+
+    /**
+     * {@link #conv2dBackwardFilter} at any stride and padding: im2col(x) read in the ring of padded images, or in x;
+     * a wide filter's multiply one block of output channels at a time, so that the block's output gradients stay
+     * in cache while every tap runs over them.
+     */
+    private void backwardFilterStridedPadded(CpuBuffer xb, CpuBuffer dyb, CpuBuffer dwb, ConvShape s, ConvPanels cp) {
+        int co = s.outChannels(), taps = cp.taps();
+        boolean narrow = Gemm.narrow(taps), padded = cp.padded();
+        int coPadded = Gemm.viewColumns(co);
+        int tapsPadded = Gemm.roundUpTo(taps, Gemm.viewRows(coPadded));
+        int partial = narrow ? co * taps : taps * coPadded;
+        int gradientRow = Gemm.roundUpTo(coPadded, Scratch.LINE_FLOATS);
+        int chunks = Parallel.chunks(s.batch(), s.flops());
+        float[] sums = partialSums(chunks * partial);
+        ImageStep pad =
+                padded ? image -> cp.padImage(xb.data, xb.offset, image, ring(inputRing, cp), LINE_START) : NOTHING;
+        overPanels(s, cp, filterPanel(taps), pad, NOTHING, (chunk, from, to, width) -> {
+            float[] source = padded ? ring(inputRing, cp) : xb.data;
+            int sourceOff = padded ? LINE_START : xb.offset;
+            if (narrow) {
+                float[] columns = inputPanel.get(LINE_START + taps * width);
+                float[] gradients = outputPanel.get(LINE_START + co * width);
+                cp.packInput(source, sourceOff, from, to, 0, taps, columns, LINE_START, width);
+                cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, LINE_START, width);
+                Gemm.dots(co, taps, width, 1f, gradients, LINE_START, columns, LINE_START, 1f, sums, chunk * partial);
+            } else {
+                float[] gradients = outputPanel.get(LINE_START + (to - from) * gradientRow);
+                float[] product = productPanel.get(LINE_START + tapsPadded * coPadded);
+                cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, LINE_START, gradientRow);
+                int[] rows = cp.tapOffsets(tapRows.get(tapsPadded), tapsPadded, sourceOff);
+                int[] corners = cp.windowCorners(pixelColumns.get(to - from), from, to);
+                for (int j = 0; j < coPadded; j += Gemm.viewBlock()) {
+                    Gemm.multiplyView(
+                            tapsPadded,
+                            Math.min(Gemm.viewBlock(), coPadded - j),
+                            to - from,
+                            source,
+                            rows,
+                            corners,
+                            gradients,
+                            LINE_START + j,
+                            gradientRow,
+                            product,
+                            LINE_START + j,
+                            coPadded);
+                }
+                Vectors.addRow(product, LINE_START, sums, chunk * partial, partial);
+            }
+        });
+        addChunksIntoFirst(sums, chunks, partial);
+        if (narrow) {
+            System.arraycopy(sums, 0, dwb.data, dwb.offset, co * taps);
+        } else {
+            for (int t = 0; t < taps; t++) {
+                for (int o = 0; o < co; o++) {
+                    dwb.data[dwb.offset + o * taps + t] = sums[t * coPadded + o];
+                }
+            }
+        }
+    }
+
     /**
      * The per-chunk partial sums, {@code partial} floats each, added into the first chunk's in chunk order, so that
      * the result does not depend on thread timing, whole vectors at a time.
@@ -321,7 +550,7 @@ final class CpuKernels implements Kernels {
      */
     private void conv2dBiasReluAvgPoolForward(Buffer x, Buffer w, Buffer b, Buffer y, ConvPoolShape s) {
         CpuBuffer xb = cpu(x), yb = cpu(y);
-        if (!FusedFirstLayer.suits(s.conv())) {
+        if (!FusedFirstLayer.suits(s.conv()) || !panels(s.conv()).simple()) {
             float[] output = convolution.get(s.conv().outputLength());
             convolve(xb, cpu(w), cpu(b), output, 0, s.conv());
             pool(output, 0, yb.data, yb.offset, s.pool(), 0f);
