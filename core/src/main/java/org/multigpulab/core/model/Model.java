@@ -85,6 +85,15 @@ public interface Model {
                 .toList();
     }
 
+    /**
+     * Whether training moves the tensor of state {@code name} by more than float rounding; not for a convolution's
+     * bias ahead of a BatchNorm, which takes any constant off each channel, so that the bias's gradient is zero but
+     * for rounding (in PyTorch too), and comparing two runs' updates of it compares noise. All do by default.
+     */
+    default boolean learns(String name) {
+        return true;
+    }
+
     /** The number of parameters. */
     default int parameterCount() {
         return parameters().stream().mapToInt(ParameterSpec::size).sum();

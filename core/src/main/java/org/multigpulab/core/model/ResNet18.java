@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.regex.Pattern;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.core.autograd.Tape;
 import org.multigpulab.core.autograd.Tensor;
@@ -116,6 +117,14 @@ public final class ResNet18 implements Model {
         }
         return List.copyOf(drawn);
     }
+
+    /** Every convolution's bias but the shortcuts' feeds a BatchNorm, and learns nothing but rounding. */
+    @Override
+    public boolean learns(String name) {
+        return !BIAS_AHEAD_OF_BATCH_NORM.matcher(name).matches();
+    }
+
+    private static final Pattern BIAS_AHEAD_OF_BATCH_NORM = Pattern.compile("0\\.bias|.*\\.conv[12]\\.bias");
 
     /** PyTorch's default bound for a layer of {@code fanIn} inputs: 1/√fan_in. */
     private static float defaultBound(int fanIn) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -50,6 +51,15 @@ public record UpdateDistance(List<Entry> tensors) {
             entries.add(entry(start.get(p), a.get(p), b.get(p)));
         }
         return new UpdateDistance(entries);
+    }
+
+    /** {@link #of(List, List, List)} over the tensors of {@code model}'s state that {@link Model#learns}. */
+    public static UpdateDistance of(Model model, List<HostTensor> start, List<HostTensor> a, List<HostTensor> b) {
+        Predicate<HostTensor> learns = t -> model.learns(t.name());
+        return of(
+                start.stream().filter(learns).toList(),
+                a.stream().filter(learns).toList(),
+                b.stream().filter(learns).toList());
     }
 
     private static Entry entry(HostTensor start, HostTensor a, HostTensor b) {

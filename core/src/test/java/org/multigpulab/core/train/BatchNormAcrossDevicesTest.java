@@ -26,7 +26,7 @@ class BatchNormAcrossDevicesTest {
     private static final ResNet18 MODEL = ResNet18.withWidths(4, 8, 8, 16);
     private static final List<HostTensor> INIT = MODEL.initialState(7);
     private static final int BATCH = 16;
-    private static final FashionMnist.Splits DATA = Synthetic.splits(3 * BATCH, 8);
+    private static final FashionMnist.Splits DATA = Synthetic.splits(BATCH, 8);
     private static final TrainConfig CONFIG = new TrainConfig(1, BATCH, 0.1f, 1, false, true);
 
     private static List<HostTensor> train(int gpus, TrainConfig config) {
@@ -36,15 +36,19 @@ class BatchNormAcrossDevicesTest {
         }
     }
 
-    /** Three steps of sync BatchNorm on 2 and 3 devices against one device over the whole batch. */
+    /**
+     * A step of sync BatchNorm on 2 and 3 devices against one device over the whole batch: the same up to float
+     * rounding (measured: 5.6e-6 at worst, local 0.78). Over more steps rounding grows fast with BatchNorm after
+     * N(0, 0.01²) weights (after three, sync 0.013 and local 1.6), as PyTorch's float32 drifts from its float64.
+     */
     @Test
     void synchronizedStatisticsOnSeveralDevicesAreOneDevicesOverTheWholeBatch() {
         TrainConfig sync = CONFIG.withBatchNorm(BatchNormStatistics.SYNC);
         List<HostTensor> one = train(1, sync);
-        UpdateDistance local = UpdateDistance.of(INIT, train(2, CONFIG), one);
+        UpdateDistance local = UpdateDistance.of(MODEL, INIT, train(2, CONFIG), one);
         for (int gpus : new int[] {2, 3}) {
-            UpdateDistance d = UpdateDistance.of(INIT, train(gpus, sync), one);
-            assertTrue(d.worst().relative() < 1e-3, "sync on " + gpus + " devices vs 1: " + d);
+            UpdateDistance d = UpdateDistance.of(MODEL, INIT, train(gpus, sync), one);
+            assertTrue(d.worst().relative() < 1e-4, "sync on " + gpus + " devices vs 1: " + d);
             assertTrue(
                     d.worst().relative() < local.worst().relative() / 100,
                     "sync " + d.worst() + " against local " + local.worst());
@@ -58,9 +62,10 @@ class BatchNormAcrossDevicesTest {
         TrainConfig sync = CONFIG.withBatchNorm(BatchNormStatistics.SYNC);
         List<HostTensor> one = train(1, sync);
         List<List<HostTensor>> ranks = ThreadRanks.run(2, group -> train(1, sync.withProcessGroup(group)));
-        UpdateDistance d = UpdateDistance.of(INIT, ranks.getFirst(), one);
-        assertTrue(d.worst().relative() < 1e-3, "sync over 2 processes vs 1 device: " + d);
+        UpdateDistance d = UpdateDistance.of(MODEL, INIT, ranks.getFirst(), one);
+        assertTrue(d.worst().relative() < 1e-4, "sync over 2 processes vs 1 device: " + d);
         UpdateDistance local = UpdateDistance.of(
+                MODEL,
                 INIT,
                 ThreadRanks.run(2, group -> train(1, CONFIG.withProcessGroup(group)))
                         .getFirst(),

@@ -56,8 +56,8 @@ public final class BatchNormLesson implements Lesson {
             rows.add(new StepDistance(
                     k,
                     (batch.size() + k - 1) / k,
-                    UpdateDistance.of(start, oneStep(ctx, net, start, k, BatchNormStatistics.LOCAL, batch), one),
-                    UpdateDistance.of(start, oneStep(ctx, net, start, k, BatchNormStatistics.SYNC, batch), one)));
+                    UpdateDistance.of(net, start, oneStep(ctx, net, start, k, BatchNormStatistics.LOCAL, batch), one),
+                    UpdateDistance.of(net, start, oneStep(ctx, net, start, k, BatchNormStatistics.SYNC, batch), one)));
         }
         return rows;
     }

@@ -74,8 +74,9 @@ public final class ConciseExercise1Lesson implements Lesson {
     public void run(LessonContext ctx) {
         report(ctx, rows(ctx));
         double[] simulated = simulatedEpochs(ctx.batchSize());
-        ctx.out().println("What 16 GPUs would do: simulated V100-SXM2s, all 60,000 images, batch " + ctx.batchSize()
-                + "·k (time only, the GPUs alone):");
+        ctx.out()
+                .println("What 16 GPUs would do: simulated V100-SXM2s, all 60,000 images, batch " + ctx.batchSize()
+                        + "·k (time only, the GPUs alone):");
         for (int i = 0; i < SIMULATED.length; i++) {
             ctx.out()
                     .printf(

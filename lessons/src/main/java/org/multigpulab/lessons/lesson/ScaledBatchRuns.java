@@ -36,7 +36,8 @@ final class ScaledBatchRuns {
     }
 
     /** {@link #run(LessonContext, String, IntFunction, String)} of {@code model}, {@code epochs} epochs by default. */
-    static List<Row> run(LessonContext ctx, String name, IntFunction<Float> lr, String lrText, Model model, int epochs) {
+    static List<Row> run(
+            LessonContext ctx, String name, IntFunction<Float> lr, String lrText, Model model, int epochs) {
         ctx.needs(GPUS[GPUS.length - 1]);
         int base = ctx.batchSize();
         int runEpochs = ctx.epochs(epochs);

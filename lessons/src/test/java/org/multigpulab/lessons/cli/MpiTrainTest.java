@@ -134,7 +134,8 @@ class MpiTrainTest {
     /**
      * ResNet-18 with synchronized BatchNorm over 2 ranks of one device each (the statistics' sums crossing by
      * MPI_Allreduce inside every BatchNorm) trains as one process with one device over the whole batch; with local
-     * statistics it does not. Bound: every tensor's update within 1e-3 with sync, beyond 1e-2 with local.
+     * statistics it does not. One step: every tensor's update within 1e-4 with sync, beyond 1e-2 with local (a
+     * convolution's bias ahead of a BatchNorm aside: it learns nothing but rounding, in PyTorch too).
      */
     @Test
     void synchronizedBatchNormAcrossRanksTrainsAsOneDevice() throws Exception {
@@ -145,7 +146,7 @@ class MpiTrainTest {
         UnaryOperator<String[]> small = args -> {
             List<String> all = new ArrayList<>(List.of(args));
             int at = all.indexOf("--train-samples");
-            all.set(at + 1, "32");
+            all.set(at + 1, "16");
             all.set(all.indexOf("--test-samples") + 1, "32");
             all.addAll(List.of(resnet));
             return all.toArray(String[]::new);
@@ -159,9 +160,11 @@ class MpiTrainTest {
                         .toArray(String[]::new));
         assertEquals(0, one.exit(), one.err());
         List<HostTensor> alone = SafeTensors.read(dir.resolve("one.safetensors"));
-        UpdateDistance sync = UpdateDistance.of(init, SafeTensors.read(dir.resolve("sync2.safetensors")), alone);
-        UpdateDistance local = UpdateDistance.of(init, SafeTensors.read(dir.resolve("local2.safetensors")), alone);
-        assertTrue(sync.worst().relative() < 1e-3, "sync BatchNorm on 2 ranks vs 1 device: " + sync);
+        UpdateDistance sync =
+                UpdateDistance.of(new ResNet18(), init, SafeTensors.read(dir.resolve("sync2.safetensors")), alone);
+        UpdateDistance local =
+                UpdateDistance.of(new ResNet18(), init, SafeTensors.read(dir.resolve("local2.safetensors")), alone);
+        assertTrue(sync.worst().relative() < 1e-4, "sync BatchNorm on 2 ranks vs 1 device: " + sync);
         assertTrue(local.worst().relative() > 1e-2, "local BatchNorm on 2 ranks vs 1 device: " + local);
     }
 
