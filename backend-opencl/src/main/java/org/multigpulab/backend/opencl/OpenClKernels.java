@@ -70,9 +70,16 @@ final class OpenClKernels implements Kernels {
     }
 
     private static Object[] conv(ConvShape s) {
-        s.requireStrideOneUnpadded("opencl");
         return new Object[] {
-            s.batch(), s.inChannels(), s.height(), s.width(), s.outChannels(), s.kernelHeight(), s.kernelWidth()
+            s.batch(),
+            s.inChannels(),
+            s.height(),
+            s.width(),
+            s.outChannels(),
+            s.kernelHeight(),
+            s.kernelWidth(),
+            s.stride(),
+            s.padding()
         };
     }
 
