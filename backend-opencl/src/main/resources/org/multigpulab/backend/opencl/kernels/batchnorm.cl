@@ -8,14 +8,34 @@
 // value of the block in order, then their partials added as a tree in local memory (group_sum, reduce.cl). With one
 // block the group writes the channel's sum; with more, each writes its block's partial sum into a scratch buffer of
 // [rows, B] and sum_partials adds each row's B partials the same way, a work-group per row. Consecutive work-items
-// read consecutive values of a plane: coalesced.
+// read consecutive values of a plane: coalesced; and each finds its next value without an integer division.
 //
 // The element-wise kernels take one work-item per element over all of them, in work-groups of GROUP, the last
 // work-items past the end idle (n is the number of elements).
 
-// where channel c's value t lies in x [outer, C, inner]
-int channel_value(int c, int t, int C, int inner) {
-    return (t / inner * C + c) * inner + t % inner;
+// A work-item's walk over channel c's values t, t + GROUP, ... of x [outer, C, inner]: value t is x[plane, c, at] with
+// plane = t / inner, at = t % inner, divided once; each step moves them on without dividing again.
+typedef struct {
+    int plane, at, planes, ats;   // where the walk is, and how far a step of GROUP values moves it
+} walk;
+
+walk walk_from(int t, int inner) {
+    walk w = {t / inner, t % inner, GROUP / inner, GROUP % inner};
+    return w;
+}
+
+int walk_index(walk w, int c, int C, int inner) {
+    return (w.plane * C + c) * inner + w.at;
+}
+
+walk walk_on(walk w, int inner) {
+    w.plane += w.planes;
+    w.at += w.ats;
+    if (w.at >= inner) {
+        w.at -= inner;
+        w.plane++;
+    }
+    return w;
 }
 
 // 1 / sqrt(var[c] + eps), as the float64 reference computes it, to float32's precision
@@ -31,8 +51,9 @@ void squared_deviations(__global const float* x, int xo, __global const float* m
     int row = get_group_id(0), c = row / B, b = row % B;
     int end = min(count, (b + 1) * block);
     float m = mean[mo + c], sum = 0.0f;
-    for (int t = b * block + get_local_id(0); t < end; t += GROUP) {
-        float d = x[xo + channel_value(c, t, C, inner)] - m;
+    walk at = walk_from(b * block + get_local_id(0), inner);
+    for (int t = b * block + get_local_id(0); t < end; t += GROUP, at = walk_on(at, inner)) {
+        float d = x[xo + walk_index(at, c, C, inner)] - m;
         sum += d * d;
     }
     sum = group_sum(partial, sum);
@@ -52,11 +73,12 @@ void batch_norm_backward_reduce(__global const float* x, int xo, __global const 
     int row = get_group_id(0), c = row / B, b = row % B;
     int end = min(count, (b + 1) * block);
     float m = mean[mo + c], sumDy = 0.0f, sumDyDev = 0.0f;
-    for (int t = b * block + get_local_id(0); t < end; t += GROUP) {
-        int at = channel_value(c, t, C, inner);
-        float g = dy[dyo + at];
+    walk at = walk_from(b * block + get_local_id(0), inner);
+    for (int t = b * block + get_local_id(0); t < end; t += GROUP, at = walk_on(at, inner)) {
+        int i = walk_index(at, c, C, inner);
+        float g = dy[dyo + i];
         sumDy += g;
-        sumDyDev += g * (x[xo + at] - m);
+        sumDyDev += g * (x[xo + i] - m);
     }
     sumDy = group_sum(partial, sumDy);
     barrier(CLK_LOCAL_MEM_FENCE);   // every work-item has read partial[0] before it is written again
