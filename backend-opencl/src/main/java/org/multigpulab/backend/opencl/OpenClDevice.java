@@ -10,6 +10,7 @@ import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -40,7 +41,7 @@ final class OpenClDevice implements Device {
 
     /** The OpenCL C sources, one file per family of kernels, built into one program. */
     private static final List<String> SOURCES =
-            List.of("reduce.cl", "conv.cl", "pool.cl", "elementwise.cl", "gemm.cl", "loss.cl");
+            List.of("reduce.cl", "conv.cl", "pool.cl", "elementwise.cl", "gemm.cl", "loss.cl", "batchnorm.cl");
 
     private final DeviceInfo info;
     private final Arena arena = Arena.ofShared();
@@ -350,6 +351,19 @@ final class OpenClDevice implements Device {
     void launchGroups(String name, long groups, Object... args) {
         if (groups > 0) {
             enqueueTimed(name, groups * GROUP, GROUP, args);
+        }
+    }
+
+    /**
+     * As {@link #launch}, over {@code n} work-items in work-groups of {@link #GROUP}, {@code n} added as the kernel's
+     * last argument: the work-items of the last group from {@code n} on do nothing. A GPU's driver given no group
+     * size may take groups of a few work-items where {@code n} has no larger divisor.
+     */
+    void launchElements(KernelOp op, int n, Object... args) {
+        if (n > 0) {
+            Object[] all = Arrays.copyOf(args, args.length + 1);
+            all[args.length] = n;
+            enqueueTimed(op.kernelName(), ((long) n + GROUP - 1) / GROUP * GROUP, GROUP, all);
         }
     }
 

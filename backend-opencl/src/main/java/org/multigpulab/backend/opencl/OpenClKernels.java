@@ -11,6 +11,10 @@ import org.multigpulab.device.KernelOp.ArgmaxMatches;
 import org.multigpulab.device.KernelOp.AvgPoolBackward;
 import org.multigpulab.device.KernelOp.AvgPoolForward;
 import org.multigpulab.device.KernelOp.Axpy;
+import org.multigpulab.device.KernelOp.BatchNormBackwardData;
+import org.multigpulab.device.KernelOp.BatchNormBackwardReduce;
+import org.multigpulab.device.KernelOp.BatchNormForward;
+import org.multigpulab.device.KernelOp.BatchNormRunningUpdate;
 import org.multigpulab.device.KernelOp.BiasAdd;
 import org.multigpulab.device.KernelOp.BiasAddBackward;
 import org.multigpulab.device.KernelOp.Call;
@@ -28,13 +32,17 @@ import org.multigpulab.device.KernelOp.ReluForward;
 import org.multigpulab.device.KernelOp.Scale;
 import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyBackward;
 import org.multigpulab.device.KernelOp.SoftmaxCrossEntropyForward;
+import org.multigpulab.device.KernelOp.SquaredDeviations;
 import org.multigpulab.device.Kernels;
 import org.multigpulab.device.PoolShape;
 
 /**
  * The {@code opencl} device's kernels: each call enqueues one kernel of {@code kernels/*.cl}, named as its op, with
  * one work-item per element it writes; the fused first layer has no kernel of its own and launches its separate
- * ops. Arguments were checked by {@code InstrumentedKernels}.
+ * ops. BatchNorm's per-channel sums take work-groups whatever the device ({@code batchnorm.cl}): one per block of
+ * {@link #BN_BLOCK} values of a channel, then, where a channel has more than one block, {@link #SUM_PARTIALS} to
+ * add the blocks' partial sums from a scratch buffer that the kernels keep (counted as the device's memory).
+ * Arguments were checked by {@code InstrumentedKernels}.
  */
 final class OpenClKernels implements Kernels {
 
@@ -49,7 +57,18 @@ final class OpenClKernels implements Kernels {
             KernelOp.of(Gemm.class),
             KernelOp.of(ArgmaxMatches.class));
 
+    /**
+     * The values of a channel that a work-group of BatchNorm's sums adds ({@code batchnorm.cl}): 16 for each of its
+     * work-items. ResNet-18's first stage at a batch of 256 (64 channels of 200,704 values) takes 49 blocks a
+     * channel, 3,136 work-groups.
+     */
+    static final int BN_BLOCK = 16 * OpenClDevice.GROUP;
+
+    /** The kernel that adds the partial sums of BatchNorm's blocks ({@code batchnorm.cl}). */
+    static final String SUM_PARTIALS = "sum_partials";
+
     private final OpenClDevice device;
+    private Buffer scratch;
 
     OpenClKernels(OpenClDevice device) {
         this.device = device;
@@ -70,9 +89,16 @@ final class OpenClKernels implements Kernels {
     }
 
     private static Object[] conv(ConvShape s) {
-        s.requireStrideOneUnpadded("opencl");
         return new Object[] {
-            s.batch(), s.inChannels(), s.height(), s.width(), s.outChannels(), s.kernelHeight(), s.kernelWidth()
+            s.batch(),
+            s.inChannels(),
+            s.height(),
+            s.width(),
+            s.outChannels(),
+            s.kernelHeight(),
+            s.kernelWidth(),
+            s.stride(),
+            s.padding()
         };
     }
 
@@ -138,6 +164,49 @@ final class OpenClKernels implements Kernels {
                         a.grad(),
                         a.m(),
                         a.v());
+            case SquaredDeviations(var x, var mean, var m2, var s) -> squaredDeviations(x, mean, m2, s);
+            case BatchNormForward(var x, var mean, var var, var gamma, var beta, var y, var eps, var s) ->
+                device.launchElements(
+                        KernelOp.of(BatchNormForward.class),
+                        s.length(),
+                        x,
+                        mean,
+                        var,
+                        gamma,
+                        beta,
+                        y,
+                        eps,
+                        s.channels(),
+                        s.inner());
+            case BatchNormRunningUpdate u ->
+                device.launchElements(
+                        KernelOp.of(BatchNormRunningUpdate.class),
+                        u.channels(),
+                        u.mean(),
+                        u.var(),
+                        u.runningMean(),
+                        u.runningVar(),
+                        u.tracked(),
+                        u.momentum(),
+                        (float) ((double) u.count() / (u.count() - 1)));
+            case BatchNormBackwardReduce(var x, var dy, var mean, var var, var sumDy, var sumDyXhat, var eps, var s) ->
+                batchNormBackwardReduce(x, dy, mean, var, sumDy, sumDyXhat, eps, s);
+            case BatchNormBackwardData b ->
+                device.launchElements(
+                        KernelOp.of(BatchNormBackwardData.class),
+                        b.s().length(),
+                        b.x(),
+                        b.dy(),
+                        b.mean(),
+                        b.var(),
+                        b.gamma(),
+                        b.sumDy(),
+                        b.sumDyXhat(),
+                        b.dx(),
+                        b.eps(),
+                        (float) b.count(),
+                        b.s().channels(),
+                        b.s().inner());
             case ArgmaxMatches(var logits, var labels, var count, var batch, var classes) ->
                 argmaxMatches(logits, labels, count, batch, classes);
             case Fused f -> f.launchComposed(this);
@@ -267,6 +336,69 @@ final class OpenClKernels implements Kernels {
 
     private void fill(float value, Buffer x, int n) {
         device.launch(KernelOp.of(Fill.class), n, value, x);
+    }
+
+    /**
+     * The blocks of a channel's {@code count} values that {@code batchnorm.cl}'s sums take a work-group each for:
+     * from the shape alone, so that the sums add in the same order on every device.
+     */
+    private static int blocks(BiasShape s) {
+        return (int) Math.ceilDiv((long) s.outer() * s.inner(), BN_BLOCK);
+    }
+
+    /** Scratch for the partial sums of {@code floats} blocks: one buffer, grown as needed, kept with the device. */
+    private Buffer scratch(int floats) {
+        if (scratch == null || scratch.length() < floats) {
+            if (scratch != null) {
+                scratch.close();
+            }
+            scratch = device.allocate(floats);
+        }
+        return scratch;
+    }
+
+    private void squaredDeviations(Buffer x, Buffer mean, Buffer m2, BiasShape s) {
+        int c = s.channels(), count = s.outer() * s.inner(), b = blocks(s);
+        Buffer out = b == 1 ? m2 : scratch(c * b);
+        device.launchGroups(
+                KernelOp.of(SquaredDeviations.class).kernelName(),
+                (long) c * b,
+                x,
+                mean,
+                out,
+                c,
+                s.inner(),
+                count,
+                b,
+                BN_BLOCK);
+        if (b > 1) {
+            device.launchGroups(SUM_PARTIALS, c, out, b, c, m2, m2);
+        }
+    }
+
+    private void batchNormBackwardReduce(
+            Buffer x, Buffer dy, Buffer mean, Buffer var, Buffer sumDy, Buffer sumDyXhat, float eps, BiasShape s) {
+        int c = s.channels(), count = s.outer() * s.inner(), b = blocks(s);
+        Buffer partials = b == 1 ? null : scratch(2 * c * b);
+        Buffer s1 = b == 1 ? sumDy : partials.slice(0, c * b), s2 = b == 1 ? sumDyXhat : partials.slice(c * b, c * b);
+        device.launchGroups(
+                KernelOp.of(BatchNormBackwardReduce.class).kernelName(),
+                (long) c * b,
+                x,
+                dy,
+                mean,
+                var,
+                eps,
+                s1,
+                s2,
+                c,
+                s.inner(),
+                count,
+                b,
+                BN_BLOCK);
+        if (b > 1) {
+            device.launchGroups(SUM_PARTIALS, 2L * c, partials, b, c, sumDy, sumDyXhat);
+        }
     }
 
     private void argmaxMatches(Buffer logits, Buffer labels, Buffer count, int batch, int classes) {
