@@ -71,16 +71,4 @@ public record ConvShape(
         return new ConvShape(
                 newBatch, inChannels, height, width, outChannels, kernelHeight, kernelWidth, stride, padding);
     }
-
-    /**
-     * Refuses, for {@code backend}, a convolution with another stride than 1 or with padding, which its kernels do
-     * not run yet.
-     */
-    public void requireStrideOneUnpadded(String backend) {
-        if (stride != 1 || padding != 0) {
-            throw new DeviceException(backend + " runs convolutions of stride 1 without padding; this one has stride "
-                    + stride + " and padding " + padding + ". Run it on another backend, or give the layer stride 1"
-                    + " and no padding");
-        }
-    }
 }

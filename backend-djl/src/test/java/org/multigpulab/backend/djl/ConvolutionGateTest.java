@@ -23,8 +23,7 @@ import org.multigpulab.device.DeviceRequest;
 
 /**
  * The self-test and the gate on convolutions made wrong on purpose ({@link WrongConvolutions} over the pure-Java
- * {@code cpu} backend, its convolutions the float64 reference's ({@link ReferenceConvolutions}), with a
- * {@link FakeLibrary} for oneDNN): nothing here depends on the processor or on libtorch.
+ * {@code cpu} backend, with a {@link FakeLibrary} for oneDNN): nothing here depends on the processor or on libtorch.
  */
 class ConvolutionGateTest {
 
@@ -85,8 +84,7 @@ class ConvolutionGateTest {
 
     private final FakeLibrary library = new FakeLibrary();
     private final ConvolutionGate gate = new ConvolutionGate();
-    private final Device cpu =
-            ReferenceConvolutions.of(Backends.open("cpu", DeviceRequest.of(1)).getFirst());
+    private final Device cpu = Backends.open("cpu", DeviceRequest.of(1)).getFirst();
 
     @AfterEach
     void close() {
