@@ -17,8 +17,11 @@ device but the first gets a deep copy of the model (device 0's replica is the mo
 broadcast leaves the source device's tensors in place, so the running statistics kept are device 0's), the batch is
 split as torch.chunk splits it, each copy normalises with its own shard's statistics, the outputs are gathered and the
 mean loss is taken over the whole batch, and every copy's gradients are added onto the model's in device order.
-nn.SyncBatchNorm refuses processor tensors; synchronized statistics are the whole batch's, so --batchnorm sync is one
-device over the whole batch.
+nn.SyncBatchNorm refuses processor tensors, so its arithmetic is written out too (--batchnorm sync): the whole batch
+goes through the model at once, as on one device, but every BatchNorm takes its statistics as SyncBatchNorm does, the
+devices' per-channel sums added: each shard's Σx, then each shard's Σ(x − mean)² around the whole batch's mean.
+One device over the whole batch is the same up to float32's rounding; for a tensor that learns little in one step
+(the last block's β), that rounding is the device split's, so float32 PyTorch is held to the same split as ours.
 
 Float32 by default, one thread, deterministic algorithms, and oneDNN held to its SSE4.1 kernels (DNNL_MAX_CPU_ISA, as
 scripts/pytorch-referee.py, whose file helpers this script uses). --dtype float64 runs the model, the images and the
@@ -30,6 +33,7 @@ os.environ.setdefault("DNNL_MAX_CPU_ISA", "SSE41")
 
 import argparse  # noqa: E402
 import copy  # noqa: E402
+import types  # noqa: E402
 import importlib.util  # noqa: E402
 
 import torch  # noqa: E402
@@ -44,6 +48,29 @@ from d2l_resnet import resnet18  # noqa: E402
 
 
 loss = nn.CrossEntropyLoss()
+
+
+def synchronize_batch_norms(net, devices):
+    """Every BatchNorm2d of net taking its training statistics as nn.SyncBatchNorm over `devices` does: the shards'
+    per-channel sums added."""
+    def forward(bn, x):
+        if not bn.training:
+            return nn.BatchNorm2d.forward(bn, x)
+        count = x.shape[0] * x.shape[2] * x.shape[3]
+        shards = x.chunk(devices)
+        mean = sum(s.sum(dim=(0, 2, 3)) for s in shards) / count
+        centred = [s - mean[None, :, None, None] for s in shards]
+        var = sum((c * c).sum(dim=(0, 2, 3)) for c in centred) / count
+        with torch.no_grad():
+            bn.running_mean.mul_(1 - bn.momentum).add_(bn.momentum * mean)
+            bn.running_var.mul_(1 - bn.momentum).add_(bn.momentum * var * count / (count - 1))
+            bn.num_batches_tracked += 1
+        scale = bn.weight / torch.sqrt(var + bn.eps)
+        return (x - mean[None, :, None, None]) * scale[None, :, None, None] + bn.bias[None, :, None, None]
+
+    for module in net.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.forward = types.MethodType(forward, module)
 
 
 def data_parallel_step(net, X, y, trainer, devices, batchnorm):
@@ -130,6 +157,8 @@ def main():
         return
     net.load_state_dict(read_state(args.load, dtype))
     net.train()
+    if args.batchnorm == "sync" and args.devices > 1:
+        synchronize_batch_norms(net, args.devices)
     X, y = images(folder, "train", args.images, dtype)
     trainer = torch.optim.SGD(net.parameters(), args.lr)
     starts = list(range(0, X.shape[0], args.batch_size))[: args.steps]  # DataLoader(shuffle=False), the last kept

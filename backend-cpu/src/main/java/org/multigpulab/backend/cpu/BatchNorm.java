@@ -32,6 +32,40 @@ final class BatchNorm {
         return Math.max(1, BLOCK / inner);
     }
 
+    /**
+     * {@code sums[c] = Σ x[o, c, i]}: a convolution's bias gradient, and BatchNorm's Σx, whose mean the
+     * normalisation subtracts from values that may agree to the fourth digit, so it needs the sum to a few units in
+     * the seventh.
+     */
+    static void channelSums(float[] x, int xOff, float[] sums, int sumsOff, BiasShape s) {
+        int channels = s.channels(), inner = s.inner(), outer = s.outer(), stride = channels * inner;
+        int block = planesPerBlock(inner), whole = inner / L * L;
+        Parallel.forRange(channels, s.length(), (chunk, from, to) -> {
+            for (int c = from; c < to; c++) {
+                double total = 0;
+                for (int o0 = 0; o0 < outer; o0 += block) {
+                    FloatVector a0 = FloatVector.zero(S), a1 = FloatVector.zero(S);
+                    float rest = 0;
+                    for (int o = o0, o1 = Math.min(outer, o0 + block); o < o1; o++) {
+                        int p = xOff + o * stride + c * inner, i = 0;
+                        for (; i + 2 * L <= whole; i += 2 * L) {
+                            a0 = a0.add(FloatVector.fromArray(S, x, p + i));
+                            a1 = a1.add(FloatVector.fromArray(S, x, p + i + L));
+                        }
+                        if (i < whole) {
+                            a0 = a0.add(FloatVector.fromArray(S, x, p + i));
+                        }
+                        for (i = whole; i < inner; i++) {
+                            rest += x[p + i];
+                        }
+                    }
+                    total += (double) Vectors.sumLanes(a0.add(a1)) + rest;
+                }
+                sums[sumsOff + c] = (float) total;
+            }
+        });
+    }
+
     /** {@code m2[c] = Σ (x − mean[c])²}. */
     static void squaredDeviations(float[] x, int xOff, float[] mean, int meanOff, float[] m2, int m2Off, BiasShape s) {
         int channels = s.channels(), inner = s.inner(), outer = s.outer(), stride = channels * inner;

@@ -641,20 +641,20 @@ final class CpuKernels implements Kernels {
 
     private void biasAddBackward(Buffer dy, Buffer db, BiasShape s) {
         CpuBuffer dyb = cpu(dy), dbb = cpu(db);
-        int chunks = Parallel.chunks(s.outer(), s.length()), channels = s.channels(), inner = s.inner();
+        if (s.inner() > 1) {
+            // a convolution's planes: channel by channel, as BatchNorm's sums (its mean is this op's)
+            BatchNorm.channelSums(dyb.data, dyb.offset, dbb.data, dbb.offset, s);
+            return;
+        }
+        // a dense layer's rows: per-core partial sums of each column, added in core order
+        int chunks = Parallel.chunks(s.outer(), s.length()), channels = s.channels();
         float[] sums = partialSums(chunks * channels);
         Parallel.forRange(s.outer(), s.length(), (chunk, from, to) -> {
             int partial = chunk * channels;
             for (int o = from; o < to; o++) {
-                int row = dyb.offset + o * channels * inner;
-                if (inner == 1) {
-                    for (int c = 0; c < channels; c++) {
-                        sums[partial + c] += dyb.data[row + c];
-                    }
-                    continue;
-                }
+                int row = dyb.offset + o * channels;
                 for (int c = 0; c < channels; c++) {
-                    sums[partial + c] += Vectors.sum(dyb.data, row + c * inner, inner);
+                    sums[partial + c] += dyb.data[row + c];
                 }
             }
         });

@@ -44,23 +44,6 @@ final class Vectors {
     }
 
     /**
-     * The sum of {@code a[from, from + n)}, a vector of partial sums at a time: a scalar loop would wait on
-     * each addition's latency.
-     */
-    static float sum(float[] a, int from, int n) {
-        int vectorEnd = n / L * L;
-        FloatVector acc = FloatVector.zero(S);
-        for (int i = 0; i < vectorEnd; i += L) {
-            acc = acc.add(FloatVector.fromArray(S, a, from + i));
-        }
-        float sum = sumLanes(acc);
-        for (int i = vectorEnd; i < n; i++) {
-            sum += a[from + i];
-        }
-        return sum;
-    }
-
-    /**
      * {@code y[i] = max(x[i], 0)} for i in {@code [from, to)}, NaN kept as {@code Math.max} keeps it: the lanes
      * at or below zero replaced by zero in a vector with a compare and a blend: a loop over {@code Math.max}, which
      * must order −0 below 0, takes several instructions more (docs/performance-log.md).
