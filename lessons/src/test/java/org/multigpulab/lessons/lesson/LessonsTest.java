@@ -350,9 +350,7 @@ class LessonsTest {
                 BatchNormLesson.claims(steps, List.of(run), data.test().count());
         assertTrue(claims.get(0).holds(), claims.get(0).text());
         assertTrue(claims.get(1).holds(), claims.get(1).text());
-        for (Claim c : claims) {
-            ClaimLines.assertAgree(c.notice());
-        }
+        ClaimLines.assertAgree(claims.getFirst().notice());
         assertEquals(1, run.bookOrderSync().length);
     }
 
@@ -369,7 +367,9 @@ class LessonsTest {
                 List.of(0.1f, 0.2f, 0.4f),
                 rows.stream().map(ScaledBatchRuns.Row::lr).toList());
         lesson.report(small, rows);
-        assertEquals(2, ClaimLines.assertAgree(output()), output());
+        // too short a run to leave the plateau or to time: both conclusions say so, from the figures
+        assertTrue(output().contains("not compared: 0."), output());
+        assertTrue(output().contains("wall time not compared: each run had one epoch"), output());
         PlotFilesCheck.assertChart(plots, "concise-exercise-1-accuracy");
         PlotFilesCheck.assertChart(plots, "concise-exercise-1-sec-per-epoch");
         double[] simulated = ConciseExercise1Lesson.simulatedEpochs(256);
@@ -379,12 +379,13 @@ class LessonsTest {
     }
 
     /**
-     * concise-exercise-2 on a T4 and a V100, batches of 256 (2,048 images): the V100 measures faster, takes more
-     * rows, and the epoch is shorter in proportion; one step's update is the even split's up to float rounding.
+     * concise-exercise-2 on a T4 and a V100, ResNet-18 in batches of 64 (256 images): the V100 measures faster, takes
+     * more rows, and the epoch is shorter in proportion; one step's update is the even split's up to float rounding.
      */
     @Test
     void conciseExercise2SplitsInProportionAndTheFastDeviceNoLongerWaits() {
-        LessonContext ctx = ctx(null, 2048, 256, 1, 256);
+        Synthetic.realDataDir();
+        LessonContext ctx = ctx(null, 256, 128, 1, 64);
         ConciseExercise2Lesson lesson = new ConciseExercise2Lesson();
         ConciseExercise2Lesson.Outcome o = lesson.measure(ctx);
         lesson.report(ctx, o);
@@ -392,7 +393,9 @@ class LessonsTest {
         assertTrue(
                 o.proportional().sizes()[1] > o.proportional().sizes()[0],
                 Arrays.toString(o.proportional().sizes()));
-        assertTrue(o.updateDiff() < ConciseExercise2Lesson.SAME_UPDATE, "the same update: " + o.updateDiff());
+        assertTrue(
+                ConciseExercise2Lesson.sameUpdate(o).holds(),
+                ConciseExercise2Lesson.sameUpdate(o).text());
         assertTrue(
                 o.proportional().simSecPerEpoch() < o.even().simSecPerEpoch(),
                 "the proportional epoch is shorter: " + o);
