@@ -20,7 +20,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-/** One kernel call of a LeNet training step at batch 256 on one backend's first device, timed by JMH. */
+/**
+ * One kernel call of a LeNet training step at batch 256 ({@link LeNetKernels}), or of ResNet-18's on 28×28 images
+ * ({@link ResNetKernels}, the names from {@code resnet_}), on one backend's first device, timed by JMH.
+ */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -65,7 +68,56 @@ public class KernelBench {
         "layer1_backward",
         "relu_pool2_forward",
         "relu_pool2_backward",
-        "sgd_w3_axpy"
+        "sgd_w3_axpy",
+        "resnet_stem_forward",
+        "resnet_stem_backward_data",
+        "resnet_stem_backward_filter",
+        "resnet_l1_forward",
+        "resnet_l1_backward_data",
+        "resnet_l1_backward_filter",
+        "resnet_l2_down_forward",
+        "resnet_l2_down_backward_data",
+        "resnet_l2_down_backward_filter",
+        "resnet_l2_short_forward",
+        "resnet_l2_short_backward_data",
+        "resnet_l2_short_backward_filter",
+        "resnet_l2_forward",
+        "resnet_l2_backward_data",
+        "resnet_l2_backward_filter",
+        "resnet_l3_down_forward",
+        "resnet_l3_down_backward_data",
+        "resnet_l3_down_backward_filter",
+        "resnet_l3_short_forward",
+        "resnet_l3_short_backward_data",
+        "resnet_l3_short_backward_filter",
+        "resnet_l3_forward",
+        "resnet_l3_backward_data",
+        "resnet_l3_backward_filter",
+        "resnet_l4_down_forward",
+        "resnet_l4_down_backward_data",
+        "resnet_l4_down_backward_filter",
+        "resnet_l4_short_forward",
+        "resnet_l4_short_backward_data",
+        "resnet_l4_short_backward_filter",
+        "resnet_l4_forward",
+        "resnet_l4_backward_data",
+        "resnet_l4_backward_filter",
+        "resnet_bn1_squared_deviations",
+        "resnet_bn1_forward",
+        "resnet_bn1_backward_reduce",
+        "resnet_bn1_backward_data",
+        "resnet_bn2_squared_deviations",
+        "resnet_bn2_forward",
+        "resnet_bn2_backward_reduce",
+        "resnet_bn2_backward_data",
+        "resnet_bn3_squared_deviations",
+        "resnet_bn3_forward",
+        "resnet_bn3_backward_reduce",
+        "resnet_bn3_backward_data",
+        "resnet_bn4_squared_deviations",
+        "resnet_bn4_forward",
+        "resnet_bn4_backward_reduce",
+        "resnet_bn4_backward_data"
     })
     public String kernel;
 
@@ -77,7 +129,9 @@ public class KernelBench {
     public void open() {
         device = Backends.open(backend, DeviceRequest.of(1)).getFirst();
         kernels = device.kernels();
-        call = LeNetKernels.on(device).get(kernel);
+        call = kernel.startsWith("resnet_")
+                ? ResNetKernels.on(device, kernel)
+                : LeNetKernels.on(device).get(kernel);
     }
 
     @Benchmark

@@ -1,6 +1,7 @@
 package org.multigpulab.bench;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.multigpulab.device.Backends;
@@ -13,7 +14,7 @@ import org.multigpulab.device.Kernels;
  * Times kernels one after another in one JVM, in the order given, as a training step runs them. JMH gives each
  * kernel a JVM of its own, which hides what running one kernel does to the compiled code of another (the cpu
  * backend's filter gradient once made every other matrix multiply slower that way). Arguments: a backend, then
- * names of {@link LeNetKernels} calls, each as often as wanted; prints each one's median over 30 calls after
+ * names of {@link LeNetKernels} or {@link ResNetKernels} calls, each as often as wanted; prints each one's median over 30 calls after
  * 20 of warm-up.
  */
 public final class KernelSequenceMain {
@@ -28,9 +29,11 @@ public final class KernelSequenceMain {
         }
         try (Device device = Backends.open(args[0], DeviceRequest.of(1)).getFirst()) {
             Kernels kernels = device.kernels();
-            Map<String, KernelOp.Call> calls = LeNetKernels.on(device);
+            Map<String, KernelOp.Call> calls = new HashMap<>(LeNetKernels.on(device));
             for (String name : Arrays.copyOfRange(args, 1, args.length)) {
-                KernelOp.Call call = calls.get(name);
+                KernelOp.Call call = name.startsWith("resnet_")
+                        ? calls.computeIfAbsent(name, n -> ResNetKernels.on(device, n))
+                        : calls.get(name);
                 if (call == null) {
                     System.err.println("no kernel " + name + "; there are " + calls.keySet());
                     System.exit(2);

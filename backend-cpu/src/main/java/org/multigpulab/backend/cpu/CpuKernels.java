@@ -205,7 +205,17 @@ final class CpuKernels implements Kernels {
     private void convolve(CpuBuffer xb, CpuBuffer wb, CpuBuffer bb, float[] y, int yOff, ConvShape s) {
         ConvPanels cp = panels(s);
         if (!cp.simple()) {
-            convolveStridedPadded(xb, wb, bb, y, yOff, s, cp);
+            convolveStridedPadded(
+                    xb.data,
+                    xb.offset,
+                    wb.data,
+                    wb.offset,
+                    bb == null ? null : bb.data,
+                    bb == null ? 0 : bb.offset,
+                    y,
+                    yOff,
+                    s,
+                    cp);
             return;
         }
         int co = s.outChannels(), taps = cp.taps();
@@ -336,6 +346,24 @@ final class CpuKernels implements Kernels {
     private final Scratch<float[]> inputRing = Scratch.floats();
     /** A thread's ring of padded images' gradients, the input gradient's. */
     private final Scratch<float[]> gradientRing = Scratch.floats();
+    /** The filter turned by 180° with its channels swapped, for the input gradient as a forward convolution. */
+    private final Scratch<float[]> turnedFilter = Scratch.floats();
+
+    /** {@code into[c, o, p, q] = w[o, c, kh − 1 − p, kw − 1 − q]}, a range of input channels per core. */
+    private static void turn(float[] w, int wOff, ConvShape s, float[] into) {
+        int co = s.outChannels(), ci = s.inChannels(), kh = s.kernelHeight(), kw = s.kernelWidth(), k = kh * kw;
+        Parallel.forRange(ci, (long) s.filterLength() * 4, (chunk, from, to) -> {
+            for (int c = from; c < to; c++) {
+                for (int o = 0; o < co; o++) {
+                    int src = wOff + (o * ci + c) * k + k - 1, dst = (c * co + o) * k;
+                    for (int t = 0; t < k; t++) {
+                        into[dst + t] = w[src - t];
+                    }
+                }
+            }
+        });
+    }
+
     /** A block of taps' product, added to the panel's sum. */
     private final Scratch<float[]> blockProduct = Scratch.floats();
 
@@ -379,15 +407,23 @@ final class CpuKernels implements Kernels {
      * filter deeper than {@link #MOST_TAPS} is multiplied a block of taps at a time.
      */
     private void convolveStridedPadded(
-            CpuBuffer xb, CpuBuffer wb, CpuBuffer bb, float[] y, int yOff, ConvShape s, ConvPanels cp) {
+            float[] x,
+            int xOff,
+            float[] w,
+            int wOff,
+            float[] bias,
+            int bOff,
+            float[] y,
+            int yOff,
+            ConvShape s,
+            ConvPanels cp) {
         int co = s.outChannels(), taps = cp.taps();
         int blocks = (taps + MOST_TAPS - 1) / MOST_TAPS, depth = (taps + blocks - 1) / blocks;
         boolean padded = cp.padded();
-        ImageStep pad =
-                padded ? image -> cp.padImage(xb.data, xb.offset, image, ring(inputRing, cp), LINE_START) : NOTHING;
+        ImageStep pad = padded ? image -> cp.padImage(x, xOff, image, ring(inputRing, cp), LINE_START) : NOTHING;
         overPanels(s, cp, forwardPanel(taps), pad, NOTHING, (chunk, from, to, width) -> {
-            float[] source = padded ? ring(inputRing, cp) : xb.data;
-            int sourceOff = padded ? LINE_START : xb.offset;
+            float[] source = padded ? ring(inputRing, cp) : x;
+            int sourceOff = padded ? LINE_START : xOff;
             float[] columns = inputPanel.get(LINE_START + depth * width);
             float[] sum = productPanel.get(LINE_START + co * width);
             for (int t0 = 0; t0 < taps; t0 += depth) {
@@ -396,33 +432,12 @@ final class CpuKernels implements Kernels {
                 // y [Co, pixels] = Σ over blocks of w [Co, block's taps] · im2col(x) [block's taps, pixels]
                 float[] product = t0 == 0 ? sum : blockProduct.get(LINE_START + co * width);
                 Gemm.multiplyPanel(
-                        co,
-                        width,
-                        t1 - t0,
-                        wb.data,
-                        wb.offset + t0,
-                        taps,
-                        columns,
-                        LINE_START,
-                        width,
-                        product,
-                        LINE_START,
-                        width);
+                        co, width, t1 - t0, w, wOff + t0, taps, columns, LINE_START, width, product, LINE_START, width);
                 if (t0 > 0) {
                     Vectors.addRow(product, LINE_START, sum, LINE_START, co * width);
                 }
             }
-            cp.storeOutput(
-                    sum,
-                    LINE_START,
-                    width,
-                    co,
-                    from,
-                    to,
-                    y,
-                    yOff,
-                    bb == null ? null : bb.data,
-                    bb == null ? 0 : bb.offset);
+            cp.storeOutput(sum, LINE_START, width, co, from, to, y, yOff, bias, bOff);
         });
     }
 
@@ -431,6 +446,26 @@ final class CpuKernels implements Kernels {
      * ring and copied out without its padding once the panels are past the image; col2im adds at the stride.
      */
     private void backwardDataStridedPadded(CpuBuffer dyb, CpuBuffer wb, CpuBuffer dxb, ConvShape s, ConvPanels cp) {
+        int kh = s.kernelHeight(), kw = s.kernelWidth();
+        if (s.stride() == 1 && kh == kw && s.padding() <= kh - 1) {
+            // dx = dy ⋆ w turned by 180° with its input and output channels swapped, dy padded by k − 1 − p: a
+            // forward convolution, whose multiplies run along the filter's taps (Co·Kh·Kw deep) where col2im's run
+            // along the output channels alone, and which writes each element of dx once
+            ConvShape turned = new ConvShape(
+                    s.batch(),
+                    s.outChannels(),
+                    s.outHeight(),
+                    s.outWidth(),
+                    s.inChannels(),
+                    kh,
+                    kw,
+                    1,
+                    kh - 1 - s.padding());
+            float[] wt = turnedFilter.get(s.filterLength());
+            turn(wb.data, wb.offset, s, wt);
+            convolveStridedPadded(dyb.data, dyb.offset, wt, 0, null, 0, dxb.data, dxb.offset, turned, panels(turned));
+            return;
+        }
         int co = s.outChannels(), taps = cp.taps();
         int inSample = s.inChannels() * s.height() * s.width();
         boolean padded = cp.padded();
