@@ -15,7 +15,8 @@ import org.multigpulab.device.Kernels;
  * d2l's MLP with buffers shaped and named as a BatchNorm layer's ({@code bn.running_mean}, {@code bn.running_var}
  * [256], {@code bn.num_batches_tracked}, an int64 counter), for the tests of buffers: in training mode each forward
  * pass moves the running mean 0.1 of the way to the hidden layer's mean over the device's shard, the running
- * "variance" likewise to that mean's (a stand-in: the kernels have no square yet), and counts the pass; in eval
+ * "variance" likewise to that mean's (a stand-in, cheaper to train than ResNet-18's real BatchNorm), and counts the
+ * pass; in eval
  * mode it changes nothing. The buffers do not change the logits. Found by {@link Model#named} through
  * {@code META-INF/services} on the test class path: {@code --model mlp-bn}.
  */

@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.model.LeNet;
+import org.multigpulab.core.model.ResNet18;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.SafeTensors;
 
@@ -47,6 +48,9 @@ class BadInputTest {
         SafeTensors.write(missingTensor, new LeNet().initialState(0).subList(0, 7));
         Path lenet = dir.resolve("lenet.safetensors");
         SafeTensors.write(lenet, new LeNet().initialState(0));
+        Path resnetWithoutABuffer = dir.resolve("resnet-without-a-buffer.safetensors");
+        List<HostTensor> resnet = new ResNet18().initialState(0);
+        SafeTensors.write(resnetWithoutABuffer, resnet.subList(0, resnet.size() - 1));
         Path badJson = dir.resolve("badjson.safetensors");
         Files.write(badJson, new byte[] {4, 0, 0, 0, 0, 0, 0, 0, '{', '"', 'x', ':'});
         Path emptyData = Files.createDirectories(dir.resolve("empty-data"));
@@ -130,6 +134,15 @@ class BadInputTest {
                         List.of("--model", "mlp", "--load", lenet.toString()),
                         "4 tensors (W3, b3, W4, b4) the model does not have. It holds LeNet's state: give --model"
                                 + " lenet"),
+                Arguments.of(
+                        List.of("--model", "resnet18", "--load", lenet.toString()),
+                        "127 tensors (0.weight, 0.bias, 1.weight, 1.bias, resnet_block1.0.conv1.weight, … and 122 more)"
+                                + " missing; 8 tensors (W1, b1, W2, b2, W3, … and 3 more) the model does not have. It"
+                                + " holds LeNet's state: give --model lenet"),
+                Arguments.of(
+                        List.of("--model", "resnet18", "--load", resnetWithoutABuffer.toString()),
+                        "1 tensor (resnet_block4.1.bn2.num_batches_tracked) missing"),
+                Arguments.of(List.of("--batchnorm", "global"), "'global' is neither local"),
                 Arguments.of(List.of("--profile", "k80"), "unknown device profile 'k80'; choose t4"),
                 Arguments.of(List.of("--topology", "ethernet"), "unknown topology 'ethernet'; choose pcie3"),
                 Arguments.of(
