@@ -62,7 +62,7 @@ class LessonsTest {
 
     @Test
     void everyLessonIsListedOnceWithASummary() {
-        assertEquals(18, Lessons.ALL.size());
+        assertEquals(19, Lessons.ALL.size());
         assertEquals(
                 Lessons.ALL.size(),
                 Lessons.ALL.stream().map(Lesson::name).distinct().count());
