@@ -306,22 +306,26 @@ final class ConvPanels {
 
     // --- any stride and padding ------------------------------------------------------------------------------
 
-    /** Image {@code image} of x copied into its slot of the ring at {@code ringOff}, zeros around each plane. */
+    /**
+     * Image {@code image} of x copied into its slot of the ring at {@code ringOff}, each plane's rows in place; the
+     * zeros around them are the ring's own, which nothing else writes (its owner clears a ring that held another
+     * convolution's images). Rows of a vector or more are copied in whole vectors.
+     */
     void padImage(float[] x, int xOff, int image, float[] ringArray, int ringOff) {
-        int to = ringOff + image % ring * inputSample, from = xOff + image * channels * inputHeight * inputWidth;
-        // a plane: the rows above and the first row's left edge, then each row followed by its right edge and the
-        // next row's left one, the last by its right edge and the rows below
-        int top = padding * width + padding, between = 2 * padding, bottom = padding * width + padding;
-        for (int c = 0; c < channels; c++) {
-            Arrays.fill(ringArray, to, to + top, 0f);
-            to += top;
-            for (int i = 0; i < inputHeight; i++) {
-                System.arraycopy(x, from, ringArray, to, inputWidth);
-                from += inputWidth;
-                to += inputWidth;
-                int gap = i + 1 < inputHeight ? between : bottom;
-                Arrays.fill(ringArray, to, to + gap, 0f);
-                to += gap;
+        int to = ringOff + image % ring * inputSample + padding * width + padding;
+        int from = xOff + image * channels * inputHeight * inputWidth;
+        int skip = 2 * padding * width;
+        if (inputWidth >= Gemm.species().length()) {
+            for (int c = 0; c < channels; c++, to += skip) {
+                for (int i = 0; i < inputHeight; i++, from += inputWidth, to += width) {
+                    Vectors.copyRow(x, from, ringArray, to, inputWidth);
+                }
+            }
+        } else {
+            for (int c = 0; c < channels; c++, to += skip) {
+                for (int i = 0; i < inputHeight; i++, from += inputWidth, to += width) {
+                    System.arraycopy(x, from, ringArray, to, inputWidth);
+                }
             }
         }
     }

@@ -398,6 +398,25 @@ final class CpuKernels implements Kernels {
     }
 
     /** The calling thread's ring of padded images for {@code cp}. */
+    /**
+     * The calling thread's ring of padded input images for {@code cp}, its padding zero: {@link ConvPanels#padImage}
+     * writes only the images themselves, so the ring is cleared only when it last held another convolution's images
+     * (or is new).
+     */
+    private float[] inputRing(ConvPanels cp) {
+        float[] ring = inputRing.get(LINE_START + cp.ringLength());
+        Object[] holds = ringHolds.get();
+        if (holds[0] != cp || holds[1] != ring) {
+            Arrays.fill(ring, 0f);
+            holds[0] = cp;
+            holds[1] = ring;
+        }
+        return ring;
+    }
+
+    /** Whose images each thread's input ring holds, and in which array: {convolution's panels, ring}. */
+    private final ThreadLocal<Object[]> ringHolds = ThreadLocal.withInitial(() -> new Object[2]);
+
     private float[] ring(Scratch<float[]> ring, ConvPanels cp) {
         return ring.get(LINE_START + cp.ringLength());
     }
@@ -420,9 +439,9 @@ final class CpuKernels implements Kernels {
         int co = s.outChannels(), taps = cp.taps();
         int blocks = (taps + MOST_TAPS - 1) / MOST_TAPS, depth = (taps + blocks - 1) / blocks;
         boolean padded = cp.padded();
-        ImageStep pad = padded ? image -> cp.padImage(x, xOff, image, ring(inputRing, cp), LINE_START) : NOTHING;
+        ImageStep pad = padded ? image -> cp.padImage(x, xOff, image, inputRing(cp), LINE_START) : NOTHING;
         overPanels(s, cp, forwardPanel(taps), pad, NOTHING, (chunk, from, to, width) -> {
-            float[] source = padded ? ring(inputRing, cp) : x;
+            float[] source = padded ? inputRing(cp) : x;
             int sourceOff = padded ? LINE_START : xOff;
             float[] columns = inputPanel.get(LINE_START + depth * width);
             float[] sum = productPanel.get(LINE_START + co * width);
@@ -431,7 +450,7 @@ final class CpuKernels implements Kernels {
                 cp.packInput(source, sourceOff, from, to, t0, t1, columns, LINE_START, width);
                 // y [Co, pixels] = Σ over blocks of w [Co, block's taps] · im2col(x) [block's taps, pixels]
                 float[] product = t0 == 0 ? sum : blockProduct.get(LINE_START + co * width);
-                Gemm.multiplyPanel(
+                Gemm.multiplyPanelSixRows(
                         co, width, t1 - t0, w, wOff + t0, taps, columns, LINE_START, width, product, LINE_START, width);
                 if (t0 > 0) {
                     Vectors.addRow(product, LINE_START, sum, LINE_START, co * width);
@@ -483,7 +502,8 @@ final class CpuKernels implements Kernels {
             float[] columns = productPanel.get(LINE_START + taps * width);
             cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, LINE_START, width);
             // dcol [C·Kh·Kw, pixels] = wᵀ · dy [Co, pixels]
-            Gemm.multiplyPanel(taps, width, co, wT, 0, co, gradients, LINE_START, width, columns, LINE_START, width);
+            Gemm.multiplyPanelSixRows(
+                    taps, width, co, wT, 0, co, gradients, LINE_START, width, columns, LINE_START, width);
             float[] target = padded ? ring(gradientRing, cp) : dxb.data;
             int targetOff = padded ? LINE_START : dxb.offset;
             if (s.stride() == 1) {
@@ -503,15 +523,15 @@ final class CpuKernels implements Kernels {
         int co = s.outChannels(), taps = cp.taps();
         boolean narrow = Gemm.narrow(taps), padded = cp.padded();
         int coPadded = Gemm.viewColumns(co);
-        int tapsPadded = Gemm.roundUpTo(taps, Gemm.viewRows(coPadded));
+        boolean sixRows = Gemm.sixRowViews(coPadded);
+        int tapsPadded = Gemm.roundUpTo(taps, sixRows ? 6 : Gemm.viewRows(coPadded));
         int partial = narrow ? co * taps : taps * coPadded;
         int gradientRow = Gemm.roundUpTo(coPadded, Scratch.LINE_FLOATS);
         int chunks = Parallel.chunks(s.batch(), s.flops());
         float[] sums = partialSums(chunks * partial);
-        ImageStep pad =
-                padded ? image -> cp.padImage(xb.data, xb.offset, image, ring(inputRing, cp), LINE_START) : NOTHING;
+        ImageStep pad = padded ? image -> cp.padImage(xb.data, xb.offset, image, inputRing(cp), LINE_START) : NOTHING;
         overPanels(s, cp, filterPanel(taps), pad, NOTHING, (chunk, from, to, width) -> {
-            float[] source = padded ? ring(inputRing, cp) : xb.data;
+            float[] source = padded ? inputRing(cp) : xb.data;
             int sourceOff = padded ? LINE_START : xb.offset;
             if (narrow) {
                 float[] columns = inputPanel.get(LINE_START + taps * width);
@@ -525,7 +545,22 @@ final class CpuKernels implements Kernels {
                 cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, LINE_START, gradientRow);
                 int[] rows = cp.tapOffsets(tapRows.get(tapsPadded), tapsPadded, sourceOff);
                 int[] corners = cp.windowCorners(pixelColumns.get(to - from), from, to);
-                for (int j = 0; j < coPadded; j += Gemm.viewBlock()) {
+                if (sixRows) {
+                    Gemm.multiplyViewSixRows(
+                            tapsPadded,
+                            coPadded,
+                            to - from,
+                            source,
+                            rows,
+                            corners,
+                            gradients,
+                            LINE_START,
+                            gradientRow,
+                            product,
+                            LINE_START,
+                            coPadded);
+                }
+                for (int j = 0; !sixRows && j < coPadded; j += Gemm.viewBlock()) {
                     Gemm.multiplyView(
                             tapsPadded,
                             Math.min(Gemm.viewBlock(), coPadded - j),

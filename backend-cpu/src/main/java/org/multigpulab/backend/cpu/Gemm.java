@@ -206,6 +206,239 @@ final class Gemm {
     }
 
     /**
+     * {@link #multiplyPanel} in blocks of six rows by four vectors where there are 32 registers (24 sums: a sixth
+     * more multiply-adds per value loaded than five rows, half more than four); the rows and columns they leave go to
+     * {@link #multiplyPanel}'s blocks, and with 16 registers all of it. For the convolutions of any stride and padding
+     * (ResNet's, whose filters have 64 to 512 rows); LeNet's keep {@link #multiplyPanel}, as their sums always were.
+     */
+    static void multiplyPanelSixRows(
+            int m,
+            int n,
+            int k,
+            float[] a,
+            int aOff,
+            int lda,
+            float[] b,
+            int bOff,
+            int ldb,
+            float[] c,
+            int cOff,
+            int ldc) {
+        int[] rows = strided(ROWS.get(m), m, aOff, lda);
+        int m6 = MANY_REGISTERS ? m / 6 * 6 : 0, n4 = n / (4 * L) * (4 * L);
+        if (n4 == 0) {
+            m6 = 0;
+        }
+        for (int i = 0; i < m6; i += 6) {
+            for (int j = 0; j < n4; j += 4 * L) {
+                sixRowsFourVectors(k, a, rows, i, b, bOff + j, ldb, c, cOff + i * ldc + j, ldc);
+            }
+        }
+        if (m6 > 0 && n4 < n) {
+            blocks(0, m6, n4, n, k, 1f, a, rows, b, bOff, ldb, c, cOff, ldc, true);
+        }
+        if (m6 < m) {
+            blocks(m6, m, 0, n, k, 1f, a, rows, b, bOff, ldb, c, cOff, ldc, true);
+        }
+    }
+
+    /**
+     * Whether {@link #multiplyViewSixRows} runs {@code n} columns: with 32 registers, whole blocks of four vectors.
+     * Its {@code m} is then a multiple of six.
+     */
+    static boolean sixRowViews(int n) {
+        return MANY_REGISTERS && n % (4 * L) == 0;
+    }
+
+    /**
+     * {@link #multiplyView} in blocks of six rows by four vectors, one block of columns at a time (all rows over it,
+     * while its columns of B stay in cache): for the filter gradient of convolutions of any stride and padding, where
+     * {@link #sixRowViews} says so; m a multiple of six.
+     */
+    static void multiplyViewSixRows(
+            int m,
+            int n,
+            int k,
+            float[] a,
+            int[] rows,
+            int[] cols,
+            float[] b,
+            int bOff,
+            int ldb,
+            float[] c,
+            int cOff,
+            int ldc) {
+        for (int j = 0; j < n; j += 4 * L) {
+            for (int i = 0; i < m; i += 6) {
+                sixRowsFourVectorsViewed(k, a, rows, i, cols, b, bOff + j, ldb, c, cOff + i * ldc + j, ldc);
+            }
+        }
+    }
+
+    /**
+     * C[6 rows from row i, 4L columns at c0] = A[those rows, :] · B[:, 4L columns at b0], stored: 24 sums, 4 loaded
+     * vectors of B and 1 broadcast, 29 of the 32 registers. Stored by intoArray itself, not through {@link #storeRow}:
+     * this method is large enough that the JIT may not inline a helper, and a vector handed to a call it has not
+     * inlined is boxed, which made the whole kernel a hundred times slower.
+     */
+    private static void sixRowsFourVectors(
+            int k, float[] a, int[] rows, int i, float[] b, int b0, int ldb, float[] c, int c0, int ldc) {
+        int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], a4 = rows[i + 4], a5 = rows[i + 5];
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
+        FloatVector c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
+        FloatVector c12 = FloatVector.zero(S), c13 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
+        FloatVector c22 = FloatVector.zero(S), c23 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
+        FloatVector c32 = FloatVector.zero(S), c33 = FloatVector.zero(S);
+        FloatVector c40 = FloatVector.zero(S), c41 = FloatVector.zero(S);
+        FloatVector c42 = FloatVector.zero(S), c43 = FloatVector.zero(S);
+        FloatVector c50 = FloatVector.zero(S), c51 = FloatVector.zero(S);
+        FloatVector c52 = FloatVector.zero(S), c53 = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * ldb;
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(S, b, bp + 3 * L);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + p]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            c02 = v2.fma(x, c02);
+            c03 = v3.fma(x, c03);
+            x = FloatVector.broadcast(S, a[a1 + p]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            c12 = v2.fma(x, c12);
+            c13 = v3.fma(x, c13);
+            x = FloatVector.broadcast(S, a[a2 + p]);
+            c20 = v0.fma(x, c20);
+            c21 = v1.fma(x, c21);
+            c22 = v2.fma(x, c22);
+            c23 = v3.fma(x, c23);
+            x = FloatVector.broadcast(S, a[a3 + p]);
+            c30 = v0.fma(x, c30);
+            c31 = v1.fma(x, c31);
+            c32 = v2.fma(x, c32);
+            c33 = v3.fma(x, c33);
+            x = FloatVector.broadcast(S, a[a4 + p]);
+            c40 = v0.fma(x, c40);
+            c41 = v1.fma(x, c41);
+            c42 = v2.fma(x, c42);
+            c43 = v3.fma(x, c43);
+            x = FloatVector.broadcast(S, a[a5 + p]);
+            c50 = v0.fma(x, c50);
+            c51 = v1.fma(x, c51);
+            c52 = v2.fma(x, c52);
+            c53 = v3.fma(x, c53);
+        }
+        c00.intoArray(c, c0);
+        c01.intoArray(c, c0 + L);
+        c02.intoArray(c, c0 + 2 * L);
+        c03.intoArray(c, c0 + 3 * L);
+        c10.intoArray(c, c0 + ldc);
+        c11.intoArray(c, c0 + ldc + L);
+        c12.intoArray(c, c0 + ldc + 2 * L);
+        c13.intoArray(c, c0 + ldc + 3 * L);
+        c20.intoArray(c, c0 + 2 * ldc);
+        c21.intoArray(c, c0 + 2 * ldc + L);
+        c22.intoArray(c, c0 + 2 * ldc + 2 * L);
+        c23.intoArray(c, c0 + 2 * ldc + 3 * L);
+        c30.intoArray(c, c0 + 3 * ldc);
+        c31.intoArray(c, c0 + 3 * ldc + L);
+        c32.intoArray(c, c0 + 3 * ldc + 2 * L);
+        c33.intoArray(c, c0 + 3 * ldc + 3 * L);
+        c40.intoArray(c, c0 + 4 * ldc);
+        c41.intoArray(c, c0 + 4 * ldc + L);
+        c42.intoArray(c, c0 + 4 * ldc + 2 * L);
+        c43.intoArray(c, c0 + 4 * ldc + 3 * L);
+        c50.intoArray(c, c0 + 5 * ldc);
+        c51.intoArray(c, c0 + 5 * ldc + L);
+        c52.intoArray(c, c0 + 5 * ldc + 2 * L);
+        c53.intoArray(c, c0 + 5 * ldc + 3 * L);
+    }
+
+    /** {@link #sixRowsFourVectors} with A's column p at offset {@code cols[p]} of each row. */
+    private static void sixRowsFourVectorsViewed(
+            int k, float[] a, int[] rows, int i, int[] cols, float[] b, int b0, int ldb, float[] c, int c0, int ldc) {
+        int a0 = rows[i], a1 = rows[i + 1], a2 = rows[i + 2], a3 = rows[i + 3], a4 = rows[i + 4], a5 = rows[i + 5];
+        FloatVector c00 = FloatVector.zero(S), c01 = FloatVector.zero(S);
+        FloatVector c02 = FloatVector.zero(S), c03 = FloatVector.zero(S);
+        FloatVector c10 = FloatVector.zero(S), c11 = FloatVector.zero(S);
+        FloatVector c12 = FloatVector.zero(S), c13 = FloatVector.zero(S);
+        FloatVector c20 = FloatVector.zero(S), c21 = FloatVector.zero(S);
+        FloatVector c22 = FloatVector.zero(S), c23 = FloatVector.zero(S);
+        FloatVector c30 = FloatVector.zero(S), c31 = FloatVector.zero(S);
+        FloatVector c32 = FloatVector.zero(S), c33 = FloatVector.zero(S);
+        FloatVector c40 = FloatVector.zero(S), c41 = FloatVector.zero(S);
+        FloatVector c42 = FloatVector.zero(S), c43 = FloatVector.zero(S);
+        FloatVector c50 = FloatVector.zero(S), c51 = FloatVector.zero(S);
+        FloatVector c52 = FloatVector.zero(S), c53 = FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            int bp = b0 + p * ldb, ap = cols[p];
+            FloatVector v0 = FloatVector.fromArray(S, b, bp);
+            FloatVector v1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector v2 = FloatVector.fromArray(S, b, bp + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(S, b, bp + 3 * L);
+            FloatVector x = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = v0.fma(x, c00);
+            c01 = v1.fma(x, c01);
+            c02 = v2.fma(x, c02);
+            c03 = v3.fma(x, c03);
+            x = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = v0.fma(x, c10);
+            c11 = v1.fma(x, c11);
+            c12 = v2.fma(x, c12);
+            c13 = v3.fma(x, c13);
+            x = FloatVector.broadcast(S, a[a2 + ap]);
+            c20 = v0.fma(x, c20);
+            c21 = v1.fma(x, c21);
+            c22 = v2.fma(x, c22);
+            c23 = v3.fma(x, c23);
+            x = FloatVector.broadcast(S, a[a3 + ap]);
+            c30 = v0.fma(x, c30);
+            c31 = v1.fma(x, c31);
+            c32 = v2.fma(x, c32);
+            c33 = v3.fma(x, c33);
+            x = FloatVector.broadcast(S, a[a4 + ap]);
+            c40 = v0.fma(x, c40);
+            c41 = v1.fma(x, c41);
+            c42 = v2.fma(x, c42);
+            c43 = v3.fma(x, c43);
+            x = FloatVector.broadcast(S, a[a5 + ap]);
+            c50 = v0.fma(x, c50);
+            c51 = v1.fma(x, c51);
+            c52 = v2.fma(x, c52);
+            c53 = v3.fma(x, c53);
+        }
+        c00.intoArray(c, c0);
+        c01.intoArray(c, c0 + L);
+        c02.intoArray(c, c0 + 2 * L);
+        c03.intoArray(c, c0 + 3 * L);
+        c10.intoArray(c, c0 + ldc);
+        c11.intoArray(c, c0 + ldc + L);
+        c12.intoArray(c, c0 + ldc + 2 * L);
+        c13.intoArray(c, c0 + ldc + 3 * L);
+        c20.intoArray(c, c0 + 2 * ldc);
+        c21.intoArray(c, c0 + 2 * ldc + L);
+        c22.intoArray(c, c0 + 2 * ldc + 2 * L);
+        c23.intoArray(c, c0 + 2 * ldc + 3 * L);
+        c30.intoArray(c, c0 + 3 * ldc);
+        c31.intoArray(c, c0 + 3 * ldc + L);
+        c32.intoArray(c, c0 + 3 * ldc + 2 * L);
+        c33.intoArray(c, c0 + 3 * ldc + 3 * L);
+        c40.intoArray(c, c0 + 4 * ldc);
+        c41.intoArray(c, c0 + 4 * ldc + L);
+        c42.intoArray(c, c0 + 4 * ldc + 2 * L);
+        c43.intoArray(c, c0 + 4 * ldc + 3 * L);
+        c50.intoArray(c, c0 + 5 * ldc);
+        c51.intoArray(c, c0 + 5 * ldc + L);
+        c52.intoArray(c, c0 + 5 * ldc + 2 * L);
+        c53.intoArray(c, c0 + 5 * ldc + 3 * L);
+    }
+
+    /**
      * {@code n} rounded up to columns that {@link #multiplyView} runs: blocks of {@link #viewBlock}, the last of
      * which may be a vector narrower. conv2's 50 output channels: 56 columns with 256-bit vectors (4 + 3 vectors of
      * 8, or 2 + 2 + 2 + 1 with AVX2's 16 registers), where whole blocks would be 64 and an eighth more multiplies;
