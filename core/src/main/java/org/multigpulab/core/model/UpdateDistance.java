@@ -86,6 +86,15 @@ public record UpdateDistance(List<Entry> tensors) {
         return tensors.stream().max(Comparator.comparingDouble(Entry::relative)).orElseThrow();
     }
 
+    /**
+     * The median tensor's distance: with BatchNorm after N(0, 0.01²) weights float32 rounding makes a few tensors'
+     * updates drift far more than the rest, so the median says what most of the model did.
+     */
+    public double median() {
+        double[] sorted = tensors.stream().mapToDouble(Entry::relative).sorted().toArray();
+        return sorted[sorted.length / 2];
+    }
+
     /** {@code worst b1 3.1e-06 (W1 2.0e-07, b1 3.1e-06, …)}, for an assertion's message. */
     @Override
     public String toString() {
