@@ -42,7 +42,7 @@ import org.multigpulab.lessons.setup.DataSetup;
 class ResNetRefereeTest {
 
     private static final int STEPS = 1;
-    private static final int BATCH = 64;
+    private static final int BATCH = 32;
     private static final int TEST_IMAGES = 64;
     private static final long SEED = 3;
 

@@ -379,13 +379,13 @@ class LessonsTest {
     }
 
     /**
-     * concise-exercise-2 on a T4 and a V100, ResNet-18 in batches of 64 (256 images): the V100 measures faster, takes
+     * concise-exercise-2 on a T4 and a V100, ResNet-18 in batches of 32 (128 images): the V100 measures faster, takes
      * more rows, and the epoch is shorter in proportion; one step's update is the even split's up to float rounding.
      */
     @Test
     void conciseExercise2SplitsInProportionAndTheFastDeviceNoLongerWaits() {
         Synthetic.realDataDir();
-        LessonContext ctx = ctx(null, 256, 128, 1, 64);
+        LessonContext ctx = ctx(null, 128, 64, 1, 32);
         ConciseExercise2Lesson lesson = new ConciseExercise2Lesson();
         ConciseExercise2Lesson.Outcome o = lesson.measure(ctx);
         lesson.report(ctx, o);
