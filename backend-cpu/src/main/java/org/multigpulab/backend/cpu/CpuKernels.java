@@ -38,7 +38,10 @@ import org.multigpulab.device.PoolShape;
 /**
  * The {@code cpu} device's kernels. Convolutions are matrix multiplies over the output pixels of the whole
  * batch, in panels packed just before use ({@link ConvPanels}), whole images per core; the weight gradient
- * sums per-core partials in a fixed order, so a run gives the same bits every time on the same machine.
+ * sums per-core partials in a fixed order, so a run gives the same bits every time on the same machine. Stride 1
+ * without padding (LeNet's) runs as it always has; any other stride and padding (ResNet's) goes through the same
+ * panels, its padded images copied into a ring of each thread's own, its multiplies in taller blocks, and a stride-1
+ * input gradient as a forward convolution with the filter turned. BatchNorm's kernels are {@link BatchNorm}'s.
  * Arguments were checked by {@code InstrumentedKernels}.
  */
 final class CpuKernels implements Kernels {
@@ -374,13 +377,19 @@ final class CpuKernels implements Kernels {
 
     private static final ImageStep NOTHING = image -> {};
 
+    /** {@link PanelBody} told whether the panel is its chunk's first. */
+    @FunctionalInterface
+    private interface ChunkPanelBody {
+        void run(int chunk, int from, int to, int width, boolean first);
+    }
+
     /**
      * {@link #overPanels} with each image made ready ({@code ready}) before the first panel that reaches it runs, and
      * handed on ({@code done}) after the panel that ends at or past its last column: a padded image copied into the
      * thread's ring, a padded gradient cleared there and then copied out.
      */
     private static void overPanels(
-            ConvShape s, ConvPanels cp, int panel, ImageStep ready, ImageStep done, PanelBody body) {
+            ConvShape s, ConvPanels cp, int panel, ImageStep ready, ImageStep done, ChunkPanelBody body) {
         int pixels = cp.pixels();
         Parallel.forRange(s.batch(), s.flops(), (chunk, first, last) -> {
             int end = last * pixels, next = first, finished = first;
@@ -389,7 +398,7 @@ final class CpuKernels implements Kernels {
                 for (; next * pixels < to; next++) {
                     ready.run(next);
                 }
-                body.run(chunk, from, to, Gemm.roundUpToVectors(to - from));
+                body.run(chunk, from, to, Gemm.roundUpToVectors(to - from), from == first * pixels);
                 for (; (finished + 1) * pixels <= to; finished++) {
                     done.run(finished);
                 }
@@ -397,7 +406,6 @@ final class CpuKernels implements Kernels {
         });
     }
 
-    /** The calling thread's ring of padded images for {@code cp}. */
     /**
      * The calling thread's ring of padded input images for {@code cp}, its padding zero: {@link ConvPanels#padImage}
      * writes only the images themselves, so the ring is cleared only when it last held another convolution's images
@@ -417,6 +425,7 @@ final class CpuKernels implements Kernels {
     /** Whose images each thread's input ring holds, and in which array: {convolution's panels, ring}. */
     private final ThreadLocal<Object[]> ringHolds = ThreadLocal.withInitial(() -> new Object[2]);
 
+    /** The calling thread's ring of padded images for {@code cp}. */
     private float[] ring(Scratch<float[]> ring, ConvPanels cp) {
         return ring.get(LINE_START + cp.ringLength());
     }
@@ -440,7 +449,7 @@ final class CpuKernels implements Kernels {
         int blocks = (taps + MOST_TAPS - 1) / MOST_TAPS, depth = (taps + blocks - 1) / blocks;
         boolean padded = cp.padded();
         ImageStep pad = padded ? image -> cp.padImage(x, xOff, image, inputRing(cp), LINE_START) : NOTHING;
-        overPanels(s, cp, forwardPanel(taps), pad, NOTHING, (chunk, from, to, width) -> {
+        overPanels(s, cp, forwardPanel(taps), pad, NOTHING, (chunk, from, to, width, first) -> {
             float[] source = padded ? inputRing(cp) : x;
             int sourceOff = padded ? LINE_START : xOff;
             float[] columns = inputPanel.get(LINE_START + depth * width);
@@ -497,7 +506,7 @@ final class CpuKernels implements Kernels {
         ImageStep crop = padded
                 ? image -> cp.cropImage(ring(gradientRing, cp), LINE_START, image, dxb.data, dxb.offset)
                 : NOTHING;
-        overPanels(s, cp, PANEL, clear, crop, (chunk, from, to, width) -> {
+        overPanels(s, cp, PANEL, clear, crop, (chunk, from, to, width, first) -> {
             float[] gradients = outputPanel.get(LINE_START + co * width);
             float[] columns = productPanel.get(LINE_START + taps * width);
             cp.packOutput(dyb.data, dyb.offset, co, from, to, gradients, LINE_START, width);
@@ -525,12 +534,15 @@ final class CpuKernels implements Kernels {
         int coPadded = Gemm.viewColumns(co);
         boolean sixRows = Gemm.sixRowViews(coPadded);
         int tapsPadded = Gemm.roundUpTo(taps, sixRows ? 6 : Gemm.viewRows(coPadded));
-        int partial = narrow ? co * taps : taps * coPadded;
+        // a wide filter's partial sums hold the padded rows its multiply writes: each chunk's first panel writes there
+        int partial = narrow ? co * taps : tapsPadded * coPadded;
         int gradientRow = Gemm.roundUpTo(coPadded, Scratch.LINE_FLOATS);
         int chunks = Parallel.chunks(s.batch(), s.flops());
-        float[] sums = partialSums(chunks * partial);
+        // the narrow filter's dot products add into zeros; a wide one's first panel of each chunk stores its product
+        // there
+        float[] sums = narrow ? partialSums(chunks * partial) : partialSums.get(chunks * partial);
         ImageStep pad = padded ? image -> cp.padImage(xb.data, xb.offset, image, inputRing(cp), LINE_START) : NOTHING;
-        overPanels(s, cp, filterPanel(taps), pad, NOTHING, (chunk, from, to, width) -> {
+        overPanels(s, cp, filterPanel(taps), pad, NOTHING, (chunk, from, to, width, first) -> {
             float[] source = padded ? inputRing(cp) : xb.data;
             int sourceOff = padded ? LINE_START : xb.offset;
             if (narrow) {
@@ -541,7 +553,9 @@ final class CpuKernels implements Kernels {
                 Gemm.dots(co, taps, width, 1f, gradients, LINE_START, columns, LINE_START, 1f, sums, chunk * partial);
             } else {
                 float[] gradients = outputPanel.get(LINE_START + (to - from) * gradientRow);
-                float[] product = productPanel.get(LINE_START + tapsPadded * coPadded);
+                // the chunk's first panel is multiplied straight into its partial sums, the others beside them
+                float[] product = first ? sums : productPanel.get(LINE_START + tapsPadded * coPadded);
+                int at = first ? chunk * partial : LINE_START;
                 cp.packOutputTransposed(dyb.data, dyb.offset, co, from, to, gradients, LINE_START, gradientRow);
                 int[] rows = cp.tapOffsets(tapRows.get(tapsPadded), tapsPadded, sourceOff);
                 int[] corners = cp.windowCorners(pixelColumns.get(to - from), from, to);
@@ -557,7 +571,7 @@ final class CpuKernels implements Kernels {
                             LINE_START,
                             gradientRow,
                             product,
-                            LINE_START,
+                            at,
                             coPadded);
                 }
                 for (int j = 0; !sixRows && j < coPadded; j += Gemm.viewBlock()) {
@@ -572,22 +586,53 @@ final class CpuKernels implements Kernels {
                             LINE_START + j,
                             gradientRow,
                             product,
-                            LINE_START + j,
+                            at + j,
                             coPadded);
                 }
-                Vectors.addRow(product, LINE_START, sums, chunk * partial, partial);
-            }
-        });
-        addChunksIntoFirst(sums, chunks, partial);
-        if (narrow) {
-            System.arraycopy(sums, 0, dwb.data, dwb.offset, co * taps);
-        } else {
-            for (int t = 0; t < taps; t++) {
-                for (int o = 0; o < co; o++) {
-                    dwb.data[dwb.offset + o * taps + t] = sums[t * coPadded + o];
+                if (!first) {
+                    Vectors.addRow(product, LINE_START, sums, chunk * partial, partial);
                 }
             }
+        });
+        if (narrow) {
+            addChunksIntoFirst(sums, chunks, partial);
+            System.arraycopy(sums, 0, dwb.data, dwb.offset, co * taps);
+        } else {
+            sumChunksTransposed(sums, chunks, partial, taps, co, coPadded, dwb.data, dwb.offset);
         }
+    }
+
+    /** A thread's block of rows of the filter gradient's chunk sums, added up before it is stored transposed. */
+    private final Scratch<float[]> sumRows = Scratch.floats();
+
+    /** Rows of the chunk sums that {@link #sumChunksTransposed} adds up and stores at a time. */
+    private static final int SUM_ROWS = 16;
+
+    /**
+     * {@code dw[o, t]} = the sum over chunks, in chunk order, of {@code sums[chunk·partial + t·coPadded + o]}: the
+     * chunks' partial dwᵀ added up and stored transposed in one pass, blocks of {@link #SUM_ROWS} taps on the cores,
+     * each block's sums kept in cache while they are stored one output channel's run of taps after another (ResNet's
+     * last stage: 8 chunks of 4,608 × 512 floats, which added into the first and stored one float per cache line cost
+     * as much as a fifth of the multiply).
+     */
+    private void sumChunksTransposed(
+            float[] sums, int chunks, int partial, int taps, int co, int coPadded, float[] dw, int dwOff) {
+        int blocks = (taps + SUM_ROWS - 1) / SUM_ROWS;
+        Parallel.forRange(blocks, (long) chunks * partial, (chunk, from, to) -> {
+            float[] rows = sumRows.get(SUM_ROWS * coPadded);
+            for (int block = from; block < to; block++) {
+                int t0 = block * SUM_ROWS, n = Math.min(SUM_ROWS, taps - t0) * coPadded;
+                System.arraycopy(sums, t0 * coPadded, rows, 0, n);
+                for (int c = 1; c < chunks; c++) {
+                    Vectors.addRow(sums, c * partial + t0 * coPadded, rows, 0, n);
+                }
+                for (int o = 0; o < co; o++) {
+                    for (int t = t0; t < Math.min(taps, t0 + SUM_ROWS); t++) {
+                        dw[dwOff + o * taps + t] = rows[(t - t0) * coPadded + o];
+                    }
+                }
+            }
+        });
     }
 
     /**
