@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.multigpulab.core.data.BatchIterator;
@@ -213,6 +214,15 @@ public final class BatchNormLesson implements Lesson {
                         + (growing ? ", growing." : ", not growing steadily.")));
         double[] book = finals(runs, SeedRuns::bookOrderLocal), fresh = finals(runs, SeedRuns::freshLocal);
         double[] sync = finals(runs, SeedRuns::bookOrderSync), one = finals(runs, SeedRuns::oneGpu);
+        double best = Arrays.stream(new double[][] {book, fresh, sync})
+                .flatMapToDouble(Arrays::stream)
+                .max()
+                .orElseThrow();
+        Optional<Claim> plateau = Claim.notLearned("the 2-GPU accuracies over seeds", mean(one), best);
+        if (plateau.isPresent()) {
+            claims.add(plateau.orElseThrow());
+            return claims;
+        }
         double noise = Claim.accuracyNoise(mean(one), testImages);
         String widest = spread(book) >= Math.max(spread(fresh), spread(sync))
                 ? "the book's order"
