@@ -141,8 +141,9 @@ class OptimizerRefereeTest {
         double moved = 0, norm = 0;
         for (HostTensor t : start) {
             double[] e = exact.get(t.name());
-            double size = norm(e, new double[e.length]);
-            double fromOurs = norm(trained.get(t.name()), e), fromTorch32 = norm(single.get(t.name()), e);
+            double size = PyTorchReferee.norm(e, new double[e.length]);
+            double fromOurs = PyTorchReferee.norm(trained.get(t.name()), e),
+                    fromTorch32 = PyTorchReferee.norm(single.get(t.name()), e);
             double bound = 2 * fromTorch32 + 1e-7 * size;
             distances.add(String.format(
                     Locale.ROOT,
@@ -158,7 +159,7 @@ class OptimizerRefereeTest {
             for (int i = 0; i < initial.length; i++) {
                 initial[i] = t.values()[i];
             }
-            double step = norm(e, initial);
+            double step = PyTorchReferee.norm(e, initial);
             moved += step * step;
             norm += size * size;
         }
@@ -168,16 +169,5 @@ class OptimizerRefereeTest {
         System.out.println(measured);
         assertTrue(beyond.isEmpty(), "beyond the bound: " + beyond + "; " + measured);
         assertTrue(Math.sqrt(moved / norm) > 1e-3, "training changed the parameters: " + measured);
-    }
-
-    /** {@code ‖a − b‖}, in double precision. */
-    private static double norm(double[] a, double[] b) {
-        assertEquals(b.length, a.length);
-        double sum = 0;
-        for (int i = 0; i < a.length; i++) {
-            double d = a[i] - b[i];
-            sum += d * d;
-        }
-        return Math.sqrt(sum);
     }
 }

@@ -100,4 +100,15 @@ final class PyTorchReferee {
         }
         return tensors;
     }
+
+    /** {@code ‖a − b‖}, in double precision. */
+    static double norm(double[] a, double[] b) {
+        assertEquals(b.length, a.length);
+        double sum = 0;
+        for (int i = 0; i < a.length; i++) {
+            double d = a[i] - b[i];
+            sum += d * d;
+        }
+        return Math.sqrt(sum);
+    }
 }

@@ -42,7 +42,7 @@ import org.multigpulab.lessons.setup.DataSetup;
 class ResNetRefereeTest {
 
     private static final int STEPS = 1;
-    private static final int BATCH = 32;
+    private static final int BATCH = 64;
     private static final int TEST_IMAGES = 64;
     private static final long SEED = 3;
 
@@ -131,8 +131,9 @@ class ResNetRefereeTest {
                 assertEquals(STEPS, e[0], t.name() + " in PyTorch");
                 continue;
             }
-            double size = norm(e, new double[e.length]);
-            double fromOurs = norm(trained.get(t.name()), e), fromTorch32 = norm(single.get(t.name()), e);
+            double size = PyTorchReferee.norm(e, new double[e.length]);
+            double fromOurs = PyTorchReferee.norm(trained.get(t.name()), e),
+                    fromTorch32 = PyTorchReferee.norm(single.get(t.name()), e);
             double bound = 2 * fromTorch32 + (model.learns(t.name()) ? 1e-6 : 1e-5) * size;
             distances.add(String.format(
                     Locale.ROOT, "%s ours %.2g torch32 %.2g", t.name(), fromOurs / size, fromTorch32 / size));
@@ -170,16 +171,5 @@ class ResNetRefereeTest {
                 Math.round(accuracy * TEST_IMAGES),
                 1,
                 "PyTorch evaluating our state (" + evaluated + ") against our " + accuracy);
-    }
-
-    /** {@code ‖a − b‖}, in double precision. */
-    private static double norm(double[] a, double[] b) {
-        assertEquals(b.length, a.length);
-        double sum = 0;
-        for (int i = 0; i < a.length; i++) {
-            double d = a[i] - b[i];
-            sum += d * d;
-        }
-        return Math.sqrt(sum);
     }
 }
