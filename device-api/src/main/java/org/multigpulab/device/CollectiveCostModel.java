@@ -1,6 +1,8 @@
 package org.multigpulab.device;
 
+import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 
 /**
  * A cost model of collectives: how long one would take on a system of GPUs, nodes and links, computed without
@@ -16,6 +18,19 @@ public interface CollectiveCostModel {
      * @throws DeviceException naming what is unknown or inconsistent (a profile, a topology, a NIC)
      */
     CostedSystem system(SystemSpec spec);
+
+    /** The figures the model computes with, by name: those from sources, and those fitted on measurements. */
+    Map<String, Double> figures();
+
+    /** The names of the figures fitted on measurements (the others come from sources). */
+    Set<String> fitted();
+
+    /**
+     * This model with {@code changes} in place of some of its figures: to fit them, or to see what one moves.
+     *
+     * @throws DeviceException naming a figure the model does not have
+     */
+    CollectiveCostModel with(Map<String, Double> changes);
 
     /**
      * What a system is made of: {@code gpus} in all, spread evenly over {@code nodes}, each a GPU of

@@ -57,6 +57,8 @@ record DeviceProfile(
             new DeviceProfile("h100", "H100-SXM", 67 * T, 3350 * G, 80 * GIB, CUDA_LAUNCH, "nvlink4"),
             // H200 SXM datasheet: 67 TFLOPS FP32, 4.8 TB/s HBM3e, 141 GB; NVLink 4 through NVSwitch
             new DeviceProfile("h200", "H200", 67 * T, 4800 * G, 141_000_000_000L, CUDA_LAUNCH, "nvlink4"),
+            // GeForce RTX 2080 Ti (Turing whitepaper): 13.4 TFLOPS FP32, 616 GB/s GDDR6, 11 GB; PCIe 3, no P2P
+            new DeviceProfile("rtx2080ti", "RTX 2080 Ti", 13.4 * T, 616 * G, 11 * GIB, CUDA_LAUNCH, "pcie3-host"),
             // GeForce RTX 4090 (Ada whitepaper): 82.6 TFLOPS FP32, 1008 GB/s GDDR6X, 24 GB; PCIe 4, no NVLink
             new DeviceProfile("rtx4090", "RTX 4090", 82.6 * T, 1008 * G, 24 * GIB, CUDA_LAUNCH, "pcie4"),
             // GeForce RTX 5090 (Blackwell whitepaper): 104.8 TFLOPS FP32, 1792 GB/s GDDR7, 32 GB; PCIe 5, no P2P

@@ -284,7 +284,9 @@ record HostCalibration(
                 link(upload),
                 false,
                 Topology.Transport.HOST_MEMORY,
-                1 / copy.secPerByte());
+                1 / copy.secPerByte(),
+                // across nodes only the path to the network card counts, through no slower link than PCIe 5
+                new Fabric.Pcie(5, false));
     }
 
     private static Link link(KernelCost cost) {

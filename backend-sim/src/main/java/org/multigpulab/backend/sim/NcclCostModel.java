@@ -1,5 +1,7 @@
 package org.multigpulab.backend.sim;
 
+import java.util.Map;
+import java.util.Set;
 import org.multigpulab.device.CollectiveCostModel;
 import org.multigpulab.device.DeviceException;
 
@@ -8,6 +10,32 @@ import org.multigpulab.device.DeviceException;
  * knows ({@link NcclSystem} says how). Found by {@code ServiceLoader} as a {@link CollectiveCostModel}.
  */
 public final class NcclCostModel implements CollectiveCostModel {
+
+    private final NcclFigures figures;
+
+    /** The model with its own figures (ServiceLoader's way in). */
+    public NcclCostModel() {
+        this(NcclFigures.defaults());
+    }
+
+    private NcclCostModel(NcclFigures figures) {
+        this.figures = figures;
+    }
+
+    @Override
+    public Map<String, Double> figures() {
+        return figures.values();
+    }
+
+    @Override
+    public Set<String> fitted() {
+        return NcclFigures.FITTED;
+    }
+
+    @Override
+    public CollectiveCostModel with(Map<String, Double> changes) {
+        return new NcclCostModel(figures.with(changes));
+    }
 
     @Override
     public CostedSystem system(SystemSpec spec) {
@@ -30,7 +58,11 @@ public final class NcclCostModel implements CollectiveCostModel {
             throw new DeviceException("--nics-per-node must be 0 (one per GPU) or more, not " + spec.nicsPerNode());
         }
         int perNode = spec.gpus() / spec.nodes();
+        if (topology.fabric() instanceof Fabric.Mesh mesh && perNode > mesh.links().length) {
+            throw new DeviceException(topology.name() + " is " + topology.displayName() + " of " + mesh.links().length
+                    + " GPUs; choose at most " + mesh.links().length + " GPUs per node");
+        }
         int nics = spec.nicsPerNode() == 0 ? perNode : spec.nicsPerNode();
-        return new NcclSystem(gpu, topology, nic, spec.nodes(), perNode, nics);
+        return new NcclSystem(gpu, topology, nic, spec.nodes(), perNode, nics, figures);
     }
 }

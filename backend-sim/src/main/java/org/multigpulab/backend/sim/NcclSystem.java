@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.multigpulab.backend.sim.NcclTuning.Algorithm;
+import org.multigpulab.backend.sim.NcclTuning.Generation;
 import org.multigpulab.backend.sim.NcclTuning.Hop;
 import org.multigpulab.backend.sim.NcclTuning.Protocol;
 import org.multigpulab.backend.sim.Topology.Transport;
@@ -13,34 +14,21 @@ import org.multigpulab.device.CollectiveCostModel.Estimate;
 import org.multigpulab.device.DeviceException;
 
 /**
- * One system as NCCL sees it: {@code nodes} nodes of {@code perNode} GPUs joined by {@code topology}, and
- * {@code nics} network cards per node between them. A collective takes, as in NCCL's own model, a latency plus
- * its size over an algorithm bandwidth, for each algorithm (ring, tree, NVLS) and protocol (LL, LL128, Simple)
- * that can run it; NCCL runs the fastest, and so does "auto".
+ * One system as NCCL 2.21.5 sees it: {@code nodes} nodes of {@code perNode} GPUs joined by {@code topology}, and
+ * {@code nics} network cards per node between them.
  *
- * <p>The bandwidth is the slowest link's: inside a node a GPU's NVLink or PCIe port, at the share NCCL reaches;
- * without peer-to-peer, also the host memory every byte is written to and read from; between nodes, the node's
- * cards together (one ring or tree per card). A ring's bus bandwidth is that link's; a tree's algorithm
- * bandwidth half of it, as NCCL reckons; NVLS adds in the switch, and across nodes each GPU sends its share
- * through its own card, so that on two nodes the node's cards carry the whole buffer once.
+ * <p>First the topology search ({@link NcclGraph}): how many rings (channels) the links carry, and at what speed
+ * each. Then NCCL's tuning model ({@code tuning.cc}): for each algorithm (ring, tree, NVLS) and protocol (LL, LL128,
+ * Simple) a latency and a bandwidth, from the channels and the tables of {@link NcclTuning}; NCCL runs the pair its
+ * model calls fastest, and so does "auto". Then the time nccl-tests would measure: the chosen pair on the channels
+ * and threads {@code enqueue.cc} gives a collective of that size (fewer for small ones), its latency scaled to what
+ * steps really take, and the kernel's launch ({@link NcclFigures}: the figures fitted on measurements).
  *
- * <p>Not modelled: channels and their per-channel limits, the PCIe root complex, sockets and their link,
- * transports slower to start than InfiniBand (TCP, EFA, TCPXO), CollNet (SHARP in the network switches).
+ * <p>Not modelled: trees across more than two nodes that differ from rings' channels, NVLS across nodes (it needs
+ * SHARP in the network, CollNet), the PCIe root complex and sockets between GPUs, transports slower to start than
+ * InfiniBand (TCP sockets, EFA, TCPXO).
  */
 final class NcclSystem implements CollectiveCostModel.CostedSystem {
-
-    /**
-     * The share of NVLink's or PCIe's rate NCCL delivers: 370 of NVLink 4's 450 GB/s per direction, as NCCL's
-     * maintainers put it (github.com/NVIDIA/nccl-tests/issues/212: "protocol overhead (~20%)").
-     */
-    static final double LINK_EFFICIENCY = 370.0 / 450.0;
-    /** On the network, the discount NCCL's own model gives trees, 0.9 (tuning.cc), taken for every path. */
-    static final double NETWORK_EFFICIENCY = 0.9;
-    /**
-     * NVLS all-reduce on 8 H100s at large sizes: algbw about 275 GB/s (busbw 480), as NCCL's maintainers give it
-     * (github.com/NVIDIA/nccl-tests/issues/212), a measurement.
-     */
-    static final double NVLS_ALGBW = 275e9;
 
     private final DeviceProfile gpu;
     private final Topology topology;
@@ -48,14 +36,41 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
     private final int nodes;
     private final int perNode;
     private final int nics;
+    private final NcclFigures figures;
+    private final int computeCapability;
+    private final Generation generation;
+    private final NcclGraph ring;
+    /** Channels the communicator runs: the ring search's twice over, at most MAXCHANNELS (connect.cc). */
+    private final int channels;
 
-    NcclSystem(DeviceProfile gpu, Topology topology, Nic nic, int nodes, int perNode, int nics) {
+    NcclSystem(DeviceProfile gpu, Topology topology, Nic nic, int nodes, int perNode, int nics, NcclFigures figures) {
         this.gpu = gpu;
         this.topology = topology;
         this.nic = nic;
         this.nodes = nodes;
         this.perNode = perNode;
         this.nics = nics;
+        this.figures = figures;
+        this.computeCapability = computeCapability(gpu);
+        this.generation = Generation.of(computeCapability);
+        double nicBw = nic.bytesPerSec() / 1e9 * figures.get("nic-scale");
+        this.ring = NcclGraph.rings(topology.fabric(), perNode, figures, computeCapability, nodes, nics, nicBw);
+        this.channels = Math.min(NcclTuning.MAX_CHANNELS, 2 * ring.channels());
+    }
+
+    /**
+     * The compute capability NCCL reads from each GPU (NVIDIA, CUDA GPUs: developer.nvidia.com/cuda-gpus): T4 7.5,
+     * V100 7.0, A100 8.0, H100 and H200 9.0, RTX 2080 Ti 7.5, RTX 4090 8.9, RTX 5090 12.0. The measured host counts as 8.0.
+     */
+    static int computeCapability(DeviceProfile gpu) {
+        return switch (gpu.name()) {
+            case "t4", "rtx2080ti" -> 75;
+            case "v100" -> 70;
+            case "h100", "h200" -> 90;
+            case "rtx4090" -> 89;
+            case "rtx5090" -> 120;
+            default -> 80;
+        };
     }
 
     @Override
@@ -73,28 +88,51 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
 
     @Override
     public Estimate estimate(Collective op, long bytes, String algorithm) {
-        int n = nodes * perNode;
-        if (n == 1) {
+        if (ranks() == 1) {
             // one rank: nccl-tests times a copy within the GPU, a read and a write of every byte
             return new Estimate(2.0 * bytes / gpu.memoryBytesPerSec(), "copy", "none");
         }
-        Estimate best = null;
+        Algorithm chosenAlgorithm = null;
+        Protocol chosenProtocol = null;
+        double fastest = Double.POSITIVE_INFINITY;
         for (Algorithm a : algorithms(op, algorithm)) {
             for (Protocol p : protocols(a)) {
-                double seconds = latencyMicros(a, p, op, bytes) * 1e-6 + bytes / algorithmBandwidth(a, p, op, bytes);
-                if (best == null || seconds < best.seconds()) {
-                    best = new Estimate(seconds, a.name().toLowerCase(Locale.ROOT), protocolName(p));
+                double predicted = latencyMicros(a, p, op, bytes) + bytes / (1000 * bandwidth(a, p, op, bytes));
+                if (predicted < fastest) {
+                    fastest = predicted;
+                    chosenAlgorithm = a;
+                    chosenProtocol = p;
                 }
             }
         }
-        return best;
+        return new Estimate(
+                measuredMicros(chosenAlgorithm, chosenProtocol, op, bytes) * 1e-6,
+                chosenAlgorithm.name().toLowerCase(Locale.ROOT),
+                chosenProtocol == Protocol.SIMPLE ? "Simple" : chosenProtocol.name());
+    }
+
+    /** What nccl-tests would time for {@code a} with {@code p}, in µs. */
+    private double measuredMicros(Algorithm a, Protocol p, Collective op, long bytes) {
+        double share = 1;
+        if (a != Algorithm.NVLS) {
+            int threads = NcclTuning.maxThreads(a, p, ring.busBw());
+            int used = NcclTuning.channelsFor(bytes, channels, threads, NcclTuning.threadThreshold(a, p, ranks()));
+            share = (double) used / channels;
+        }
+        return figures.get("launch-us")
+                + figures.get("latency-scale") * latencyMicros(a, p, op, bytes)
+                + bytes / (1000 * bandwidth(a, p, op, bytes) * share);
+    }
+
+    private int ranks() {
+        return nodes * perNode;
     }
 
     private List<Algorithm> algorithms(Collective op, String name) {
         List<Algorithm> possible = new ArrayList<>(List.of(Algorithm.RING));
         if (op == Collective.ALL_REDUCE) {
             possible.add(Algorithm.TREE);
-            if (topology.transport() == Transport.NVLINK_SHARP) {
+            if (nvls()) {
                 possible.add(Algorithm.NVLS);
             }
         }
@@ -110,103 +148,119 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
         if (!possible.contains(asked)) {
             throw new DeviceException(
                     asked == Algorithm.NVLS && op == Collective.ALL_REDUCE
-                            ? "nvls needs NVSwitches that add (topology nvlink4); " + topology.name() + " has none"
+                            ? "nvls needs NVSwitches that add (topology nvlink4) on one node; this system is "
+                                    + description()
                             : "NCCL runs " + op.option() + " as a ring only; drop --algo or choose ring");
         }
         return List.of(asked);
     }
 
-    /** LL128 only over NVLink, as NCCL enables it by default; NVLS only with Simple. */
+    /** NVLS: NVSwitches that add, Hopper or later, one node (across nodes it needs CollNet). */
+    private boolean nvls() {
+        return topology.transport() == Transport.NVLINK_SHARP && computeCapability >= 90 && nodes == 1;
+    }
+
+    /**
+     * LL128 as NCCL enables it by default: over NVLink, on Volta, Ampere (8.0) or Hopper (9.0); NVLS only with
+     * Simple.
+     */
     private List<Protocol> protocols(Algorithm a) {
         if (a == Algorithm.NVLS) {
             return List.of(Protocol.SIMPLE);
         }
-        return intraHop() == Hop.NVLINK
-                ? List.of(Protocol.LL, Protocol.LL128, Protocol.SIMPLE)
-                : List.of(Protocol.LL, Protocol.SIMPLE);
+        boolean ll128 = topology.fabric().hop() == Hop.NVLINK
+                && (computeCapability == 70 || computeCapability == 80 || computeCapability == 90);
+        return ll128 ? List.of(Protocol.LL, Protocol.LL128, Protocol.SIMPLE) : List.of(Protocol.LL, Protocol.SIMPLE);
     }
 
-    private Hop intraHop() {
-        return topology.transport() == Transport.NVLINK || topology.transport() == Transport.NVLINK_SHARP
-                ? Hop.NVLINK
-                : Hop.PCI;
+    /** The NVLS search: one channel per GPU, at the fastest speed all of them fit in a GPU's NVLinks. */
+    private NcclGraph nvlsGraph() {
+        double total = topology.fabric().totalBw(figures, computeCapability);
+        double[] speeds = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+        for (double s : speeds) {
+            if (perNode * s <= total) {
+                return new NcclGraph(perNode, s);
+            }
+        }
+        return new NcclGraph(perNode, 3);
     }
 
-    /** Bytes per second one GPU sends and receives inside its node, through host memory when it must. */
-    double intraBandwidth() {
-        double port = topology.peer().bytesPerSec() * LINK_EFFICIENCY;
+    /** NCCL's algorithm bandwidth of {@code a} with {@code p}, GB/s, with its tree correction for the size. */
+    private double bandwidth(Algorithm a, Protocol p, Collective op, long bytes) {
+        NcclGraph graph = a == Algorithm.NVLS ? nvlsGraph() : ring;
+        int ch = graph.channels();
+        double bus = graph.busBw();
         if (topology.transport() == Transport.HOST_MEMORY) {
             // every byte is written to host memory and read back, by every GPU of the node at once
-            return Math.min(port, topology.hostMemoryBytesPerSec() * LINK_EFFICIENCY / (2.0 * perNode));
+            double memory = topology.hostMemoryBytesPerSec() / 1e9 / (2.0 * perNode);
+            bus = Math.min(bus * figures.get("host-copy-share"), memory);
         }
-        return port;
-    }
-
-    /** Bytes per second one node sends (and receives) over all its cards. */
-    double networkBandwidth() {
-        return nics * nic.bytesPerSec() * NETWORK_EFFICIENCY;
-    }
-
-    private double algorithmBandwidth(Algorithm a, Protocol p, Collective op, long bytes) {
-        double link = nodes == 1 ? intraBandwidth() : Math.min(intraBandwidth(), networkBandwidth());
-        int n = nodes * perNode;
-        return switch (a) {
+        double llMax = NcclTuning.llMaxBw(generation, nodes);
+        switch (a) {
             case RING -> {
-                double bus = switch (p) {
-                    case LL -> link / (nodes > 1 || op == Collective.ALL_REDUCE || op == Collective.REDUCE ? 4.0 : 3.0);
-                    case LL128 -> link * (perNode < 2 ? 0.7 : 0.92);
-                    case SIMPLE -> link;
-                };
-                yield bus / op.busBandwidthFactor(n);
+                if (p == Protocol.LL) {
+                    bus = Math.min(llMax, bus * .5);
+                } else if (p == Protocol.LL128) {
+                    bus = Math.min(bus * (perNode < 2 ? 0.7 : 0.92), ch * NcclTuning.ringLl128PerChannel(generation));
+                }
             }
             case TREE -> {
-                double bus = switch (p) {
-                    case LL -> link * 0.9 / 3.8;
-                    case LL128 -> link * 0.9 * (nodes == 1 ? 7.0 / 9.0 : 0.915);
-                    case SIMPLE -> link * 0.9;
-                };
-                yield bus * 0.5 * NcclTuning.treeCorrection(p, bytes);
+                bus = Math.min(bus * .92, ch * NcclTuning.treePerChannel(generation, nodes));
+                if (p == Protocol.LL) {
+                    bus = Math.min(bus / 3.8, llMax);
+                } else if (p == Protocol.LL128) {
+                    bus = Math.min(
+                            bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                            ch * NcclTuning.treeLl128PerChannel(generation, nodes));
+                }
             }
-            case NVLS -> nodes == 1 ? NVLS_ALGBW : Math.min(NVLS_ALGBW, networkBandwidth() * (nodes == 2 ? 1 : 0.5));
+            case NVLS -> {}
+        }
+        double algorithmBw = switch (a) {
+            case RING -> bus * ranks() / steps(op);
+            case TREE -> bus * .5 * NcclTuning.treeCorrection(p, bytes);
+            case NVLS -> bus * 5.0 / 6.0;
+        };
+        return algorithmBw;
+    }
+
+    /** A ring's steps: all-reduce 2(n−1), reduce-scatter and all-gather n−1, broadcast and reduce n. */
+    private int steps(Collective op) {
+        int n = ranks();
+        return switch (op) {
+            case ALL_REDUCE -> 2 * (n - 1);
+            case REDUCE_SCATTER, ALL_GATHER -> n - 1;
+            case BROADCAST, REDUCE -> n;
         };
     }
 
+    /** NCCL's latency of {@code a} with {@code p}, µs, with the ring's plateau across nodes. */
     private double latencyMicros(Algorithm a, Protocol p, Collective op, long bytes) {
-        int n = nodes * perNode;
-        if (a == Algorithm.NVLS) {
-            // NCCL 2.8 has no NVLS; taken as a ring's Simple start, one NVLink step there and back, and a network
-            // step there and back per level of the tree of nodes: an assumption.
-            return NcclTuning.baseMicros(Algorithm.RING, p)
-                    + 2 * NcclTuning.hopMicros(Hop.NVLINK, Algorithm.RING, p)
-                    + 2 * NcclTuning.log2(nodes) * NcclTuning.hopMicros(Hop.NET, Algorithm.RING, p);
-        }
+        Hop intraHop = topology.fabric().hop();
         double base = NcclTuning.baseMicros(a, p);
-        double intra = NcclTuning.hopMicros(intraHop(), a, p) * (nodes > 1 && p == Protocol.LL ? 1.8 : 1.0);
+        double intra = NcclTuning.hopMicros(intraHop, a, p);
         double inter = NcclTuning.hopMicros(Hop.NET, a, p);
-        if (a == Algorithm.TREE) {
-            return base + 2 * ((perNode - 1) * intra + NcclTuning.log2(nodes) * inter);
-        }
-        int steps, interSteps;
-        switch (op) {
-            case ALL_REDUCE -> {
-                steps = 2 * (n - 1);
-                interSteps = 2 * (nodes - 1);
+        return switch (a) {
+            case TREE -> base + 2 * ((perNode - 1) * intra + NcclTuning.log2(nodes) * inter);
+            case NVLS -> intra + (nodes > 1 ? inter : 0);
+            case RING -> {
+                int steps = steps(op);
+                if (op == Collective.BROADCAST || op == Collective.REDUCE) {
+                    Hop hop = nodes == 1 ? intraHop : Hop.NET;
+                    yield base + steps * NcclTuning.hopMicros(hop, p == Protocol.SIMPLE ? Algorithm.TREE : a, p);
+                }
+                int interSteps = op == Collective.ALL_REDUCE ? (nodes > 1 ? 2 * nodes : 0) : nodes - 1;
+                if (nodes > 1) {
+                    // every step across nodes posts to the network: 1 µs on Intel hosts, three times for Simple
+                    intra = Math.max(intra, p == Protocol.SIMPLE ? 3.0 : 1.0);
+                }
+                double ringLatency = base + (steps - interSteps) * intra + interSteps * inter;
+                boolean plateau = p == Protocol.SIMPLE
+                        && nodes > 1
+                        && op == Collective.ALL_REDUCE
+                        && bytes / ((long) channels * ranks()) >= 64;
+                yield plateau ? ringLatency * NcclTuning.ringPlateau(generation) : ringLatency;
             }
-            case REDUCE_SCATTER, ALL_GATHER -> {
-                steps = n - 1;
-                interSteps = nodes - 1;
-            }
-            default -> { // broadcast and reduce: the first chunk passes every GPU of the chain
-                steps = n - 1;
-                interSteps = nodes - 1;
-            }
-        }
-        double ring = base + (steps - interSteps) * intra + interSteps * inter;
-        boolean plateau = p == Protocol.SIMPLE && nodes > 1 && op == Collective.ALL_REDUCE && bytes >= n / 16.0 * 65536;
-        return plateau ? ring * 1.9 : ring; // NCCL's "plateau effect of ring" across nodes
-    }
-
-    private static String protocolName(Protocol p) {
-        return p == Protocol.SIMPLE ? "Simple" : p.name();
+        };
     }
 }

@@ -18,6 +18,10 @@ record Nic(String name, String displayName, double bytesPerSec) {
             new Nic("hdr", "InfiniBand HDR 200 Gb/s", 200 * GBIT),
             new Nic("ndr", "InfiniBand NDR 400 Gb/s", 400 * GBIT),
             new Nic("roce100", "100 GbE RoCE", 100 * GBIT),
+            new Nic("roce200", "200 GbE RoCE", 200 * GBIT),
+            // AWS Elastic Fabric Adapter, 100 Gb/s per adapter (p4d: 4 of them, p5: 32), through the aws-ofi-nccl
+            // plugin; its transport's own start-up cost is not modelled
+            new Nic("efa", "AWS EFA 100 Gb/s", 100 * GBIT),
             new Nic("eth200", "200 GbE", 200 * GBIT));
 
     static Nic named(String name) {

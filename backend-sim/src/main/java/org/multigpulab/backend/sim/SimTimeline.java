@@ -201,7 +201,7 @@ final class SimTimeline implements Timeline {
     @Override
     public void acrossNodes(Collective op, long bytes, int nodes) {
         this.nodes = nodes;
-        double seconds = new NcclSystem(profiles.getFirst(), topology, nic, nodes, 1, 1)
+        double seconds = new NcclSystem(profiles.getFirst(), topology, nic, nodes, 1, 1, NcclFigures.defaults())
                 .estimate(op, bytes, "auto")
                 .seconds();
         double start = host;
