@@ -98,6 +98,8 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
                     BiasAddBackward,
                     AvgPoolForward,
                     AvgPoolBackward,
+                    MaxPoolForward,
+                    MaxPoolBackward,
                     ReluForward,
                     ReluBackward,
                     Gemm,
@@ -264,6 +266,10 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
 
     /** {@code y} = the mean of each window of {@code x}. */
     public record AvgPoolForward(@Reads Buffer x, @Writes Buffer y, PoolShape s) implements Call {
+        public AvgPoolForward {
+            unpadded(AvgPoolForward.class, s);
+        }
+
         public long needed(int i) {
             return pick(i, s.inputLength(), s.outputLength());
         }
@@ -275,8 +281,42 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
 
     /** {@code dx} = each window's {@code dy} spread evenly over the window (zero where no window reaches). */
     public record AvgPoolBackward(@Reads Buffer dy, @Writes Buffer dx, PoolShape s) implements Call {
+        public AvgPoolBackward {
+            unpadded(AvgPoolBackward.class, s);
+        }
+
         public long needed(int i) {
             return pick(i, s.outputLength(), s.inputLength());
+        }
+
+        public long flops() {
+            return (long) s.outputLength() * s.window() * s.window();
+        }
+    }
+
+    // Max pooling (torchvision's ResNet stem: a 3×3 window, stride 2, padding 1).
+
+    /** {@code y} = the largest element of each window of {@code x}, the padding taking no part. */
+    public record MaxPoolForward(@Reads Buffer x, @Writes Buffer y, PoolShape s) implements Call {
+        public long needed(int i) {
+            return pick(i, s.inputLength(), s.outputLength());
+        }
+
+        /** A comparison per element of each window. */
+        public long flops() {
+            return (long) s.outputLength() * s.window() * s.window();
+        }
+    }
+
+    /**
+     * {@code dx} = each window's {@code dy} added at the window's largest element of {@code x} (the first in row-major
+     * order where several are equal, as PyTorch picks it), zero where no window's maximum lies; {@code x} is what
+     * {@link MaxPoolForward} read, from which the maxima are found again.
+     */
+    public record MaxPoolBackward(
+            @Reads Buffer x, @Reads Buffer dy, @Writes Buffer dx, PoolShape s) implements Call {
+        public long needed(int i) {
+            return pick(i, s.inputLength(), s.outputLength(), s.inputLength());
         }
 
         public long flops() {
@@ -350,6 +390,10 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
      */
     public record ReluAvgPoolForward(
             @Reads Buffer x, @Writes Buffer y, PoolShape s) implements Fused {
+        public ReluAvgPoolForward {
+            unpadded(ReluAvgPoolForward.class, s);
+        }
+
         public long needed(int i) {
             return pick(i, s.inputLength(), s.outputLength());
         }
@@ -372,6 +416,10 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
      */
     public record ReluAvgPoolBackward(
             @Reads Buffer x, @Reads Buffer dy, @Writes Buffer dx, PoolShape s) implements Fused {
+        public ReluAvgPoolBackward {
+            unpadded(ReluAvgPoolBackward.class, s);
+        }
+
         public long needed(int i) {
             return pick(i, s.inputLength(), s.outputLength(), s.inputLength());
         }
@@ -944,6 +992,13 @@ public record KernelOp(Class<? extends Call> type, String kernelName, List<Arg> 
     private static void count(Class<? extends Call> op, int n) {
         if (n < 0) {
             throw new DeviceException(snakeCase(op.getSimpleName()) + ": element count must not be negative, got " + n);
+        }
+    }
+
+    /** Average pooling's ops take windows without padding. */
+    private static void unpadded(Class<? extends Call> op, PoolShape s) {
+        if (s.padding() != 0) {
+            throw new DeviceException(snakeCase(op.getSimpleName()) + ": takes no padding, got " + s);
         }
     }
 

@@ -1,24 +1,37 @@
 package org.multigpulab.device;
 
 /**
- * Average pooling over square windows of {@code planes} independent {@code height × width} planes
- * ({@code planes = batch × channels}); output planes are {@code outHeight × outWidth}, rows and columns that
- * do not fill a window are dropped (PyTorch's floor mode). Immutable.
+ * Pooling over square windows of {@code planes} independent {@code height × width} planes
+ * ({@code planes = batch × channels}), the windows {@code stride} apart over the planes with {@code padding} rows and
+ * columns around them that no window's value takes (a max pooling's −∞); output planes are
+ * {@code outHeight × outWidth}, rows and columns that do not fill a window are dropped (PyTorch's floor mode). As
+ * PyTorch, the padding is at most half the window. Average pooling takes no padding. Immutable.
  */
-public record PoolShape(int planes, int height, int width, int window, int stride) {
+public record PoolShape(int planes, int height, int width, int window, int stride, int padding) {
 
     public PoolShape {
-        if (planes <= 0 || window <= 0 || stride <= 0 || height < window || width < window) {
+        if (planes <= 0
+                || window <= 0
+                || stride <= 0
+                || padding < 0
+                || padding > window / 2
+                || height + 2 * padding < window
+                || width + 2 * padding < window) {
             throw new DeviceException("invalid pooling shape " + this);
         }
     }
 
+    /** Windows without padding, as average pooling takes them. */
+    public PoolShape(int planes, int height, int width, int window, int stride) {
+        this(planes, height, width, window, stride, 0);
+    }
+
     public int outHeight() {
-        return (height - window) / stride + 1;
+        return (height + 2 * padding - window) / stride + 1;
     }
 
     public int outWidth() {
-        return (width - window) / stride + 1;
+        return (width + 2 * padding - window) / stride + 1;
     }
 
     public int inputLength() {

@@ -158,6 +158,9 @@ final class CpuKernels implements Kernels {
             case BiasAddBackward(var dy, var db, var s) -> biasAddBackward(dy, db, s);
             case AvgPoolForward(var x, var y, var s) -> avgPoolForward(x, y, s);
             case AvgPoolBackward(var dy, var dx, var s) -> avgPoolBackward(dy, dx, s);
+            case KernelOp.MaxPoolForward(var x, var y, var s) -> MaxPool.forward(cpu(x), cpu(y), s);
+            case KernelOp.MaxPoolBackward(var x, var dy, var dx, var s) ->
+                MaxPool.backward(cpu(x), cpu(dy), cpu(dx), s);
             case ReluForward(var x, var y, var n) -> reluForward(x, y, n);
             case ReluBackward(var x, var dy, var dx, var n) -> reluBackward(x, dy, dx, n);
             case Conv2dBiasForward(var x, var w, var b, var y, var s) -> conv2dBiasForward(x, w, b, y, s);

@@ -10,6 +10,7 @@ import java.util.function.Function;
 import org.multigpulab.device.BiasShape;
 import org.multigpulab.device.Buffer;
 import org.multigpulab.device.ConvShape;
+import org.multigpulab.device.DeviceException;
 import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.KernelOp.Add;
 import org.multigpulab.device.KernelOp.ArgmaxMatches;
@@ -100,6 +101,11 @@ final class DjlKernels implements Kernels {
             case BiasAddBackward(var dy, var db, var s) -> biasAddBackward(dy, db, s);
             case AvgPoolForward(var x, var y, var s) -> avgPoolForward(x, y, s);
             case AvgPoolBackward(var dy, var dx, var s) -> avgPoolBackward(dy, dx, s);
+            // only torchvision's ResNets pool so, and they run time-only on sim; a kernel here would go untested
+            case KernelOp.MaxPoolForward _, KernelOp.MaxPoolBackward _ ->
+                throw new DeviceException(
+                        call.op().kernelName() + " is not among the djl backend's kernels; the models"
+                                + " that need it (resnet50, resnet101) run on sim with compute off: ./lab simulate --model resnet50");
             case ReluForward(var x, var y, var n) -> reluForward(x, y, n);
             case ReluBackward(var x, var dy, var dx, var n) -> reluBackward(x, dy, dx, n);
             case Conv2dBiasForward(var x, var w, var b, var y, var s) -> conv2dBiasForward(x, w, b, y, s);

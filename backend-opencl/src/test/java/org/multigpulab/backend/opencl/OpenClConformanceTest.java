@@ -1,9 +1,11 @@
 package org.multigpulab.backend.opencl;
 
+import java.util.Set;
 import org.multigpulab.device.Availability;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.conformance.KernelConformanceKit;
 import org.multigpulab.device.testing.Prerequisite;
 
@@ -22,5 +24,10 @@ class OpenClConformanceTest extends KernelConformanceKit {
     protected Device openDevice() {
         requireOpenCl();
         return Backends.open("opencl", DeviceRequest.of(1)).getFirst();
+    }
+
+    @Override
+    protected Set<Class<? extends KernelOp.Call>> leftOut() {
+        return Set.of(KernelOp.MaxPoolForward.class, KernelOp.MaxPoolBackward.class);
     }
 }

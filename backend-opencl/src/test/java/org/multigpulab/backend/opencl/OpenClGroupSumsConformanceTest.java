@@ -1,7 +1,9 @@
 package org.multigpulab.backend.opencl;
 
+import java.util.Set;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.DeviceId;
+import org.multigpulab.device.KernelOp;
 import org.multigpulab.device.conformance.KernelConformanceKit;
 
 /**
@@ -16,5 +18,10 @@ class OpenClGroupSumsConformanceTest extends KernelConformanceKit {
         OpenClConformanceTest.requireOpenCl();
         return new OpenClDevice(
                 DeviceId.of(OpenClBackend.NAME, 0), Discovery.devices().getFirst(), true);
+    }
+
+    @Override
+    protected Set<Class<? extends KernelOp.Call>> leftOut() {
+        return Set.of(KernelOp.MaxPoolForward.class, KernelOp.MaxPoolBackward.class);
     }
 }

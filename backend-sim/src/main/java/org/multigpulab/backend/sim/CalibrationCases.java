@@ -149,7 +149,7 @@ final class CalibrationCases implements AutoCloseable {
 
     /**
      * The kernels between a convolution and the next: ReLU, the bias of each plane, LeNet's first pooling, alone
-     * and fused with the ReLU.
+     * and fused with the ReLU, and a ResNet stem's max pooling.
      */
     private void activations(int n) {
         calls.add(new KernelOp.ReluForward(next(a, n), next(c, n), n));
@@ -163,6 +163,11 @@ final class CalibrationCases implements AutoCloseable {
         calls.add(new KernelOp.ReluAvgPoolForward(next(a, pool.inputLength()), next(c, pool.outputLength()), pool));
         calls.add(new KernelOp.ReluAvgPoolBackward(
                 next(a, pool.inputLength()), next(c, pool.outputLength()), next(b, pool.inputLength()), pool));
+        // torchvision's ResNet stem pools 3×3 windows at stride 2 with a padding of 1
+        PoolShape max = new PoolShape(Math.max(1, n / 676), 26, 26, 3, 2, 1);
+        calls.add(new KernelOp.MaxPoolForward(next(a, max.inputLength()), next(c, max.outputLength()), max));
+        calls.add(new KernelOp.MaxPoolBackward(
+                next(a, max.inputLength()), next(c, max.outputLength()), next(b, max.inputLength()), max));
         batchNorm(planes);
     }
 

@@ -124,6 +124,8 @@ record HostCalibration(
             case KernelOp.BiasAddBackward b -> kind(call) + "@" + biasLayout(b.s());
             case KernelOp.AvgPoolForward _,
                     KernelOp.AvgPoolBackward _,
+                    KernelOp.MaxPoolForward _,
+                    KernelOp.MaxPoolBackward _,
                     KernelOp.ReluForward _,
                     KernelOp.ReluBackward _,
                     KernelOp.ReluAvgPoolForward _,

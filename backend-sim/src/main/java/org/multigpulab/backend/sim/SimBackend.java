@@ -41,6 +41,8 @@ public final class SimBackend implements Backend {
     static final String COMPUTE = "compute";
     static final String HOST_MODEL = "host-model";
     static final String CALIBRATION_CACHE = "calibration-cache";
+    /** {@code one}: one host thread issues every GPU's work (the notebook's process); {@code per-gpu}: DDP's process per GPU. */
+    static final String HOSTS = "hosts";
     /**
      * The most logical GPUs one process simulates: a 1,024 × 1,024 table of bytes between them is 8 MB, and
      * {@code ./lab simulate} simulates one node of a larger system.
@@ -48,7 +50,7 @@ public final class SimBackend implements Backend {
     static final int MAX_GPUS = 1024;
 
     private static final Set<String> OPTIONS =
-            Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE, NIC, COMPUTE, HOST_MODEL, CALIBRATION_CACHE);
+            Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE, NIC, COMPUTE, HOST_MODEL, CALIBRATION_CACHE, HOSTS);
     private static final String DEFAULT_PROFILE = "t4";
 
     @Override
@@ -102,6 +104,7 @@ public final class SimBackend implements Backend {
         boolean trace = onOff(TRACE, request.option(TRACE, "off"));
         boolean compute = onOff(COMPUTE, request.option(COMPUTE, "on"));
         HostModel hostModel = hostModel(request.option(HOST_MODEL, "gpu"));
+        boolean hostPerGpu = hostPerGpu(request.option(HOSTS, "one"));
         if (!compute) {
             if (gpu == null || link == null) {
                 throw new DeviceException("time-only GPUs (compute=off) cannot be timed as the host, which is measured"
@@ -112,7 +115,8 @@ public final class SimBackend implements Backend {
                     ? perDevice
                     : perDevice.stream().map(p -> p.withMemory(capacity)).toList();
             return List.copyOf(
-                    new SimCluster(null, profiles, link, nic(request, gpu), hostModel, trace, null).devices());
+                    new SimCluster(null, profiles, link, nic(request, gpu), hostModel, hostPerGpu, trace, null)
+                            .devices());
         }
         Device physical = Backends.open(physicalName, DeviceRequest.of(1)).getFirst();
         try {
@@ -133,6 +137,7 @@ public final class SimBackend implements Backend {
                             topology,
                             nic(request, profiles.getFirst()),
                             hostModel,
+                            hostPerGpu,
                             trace,
                             host == null ? null : host.report(physical))
                     .devices());
@@ -179,6 +184,14 @@ public final class SimBackend implements Backend {
             case "gpu" -> null;
             case HostModel.PYTORCH -> HostModel.MEASURED;
             default -> throw new DeviceException("sim option host-model must be gpu or pytorch, not '" + name + "'");
+        };
+    }
+
+    private static boolean hostPerGpu(String hosts) {
+        return switch (hosts) {
+            case "one" -> false;
+            case "per-gpu" -> true;
+            default -> throw new DeviceException("sim option hosts must be one or per-gpu, not '" + hosts + "'");
         };
     }
 

@@ -24,7 +24,8 @@ final class SimCluster {
 
     /**
      * {@code profiles.size()} logical GPUs, device i timed as {@code profiles.get(i)}; no physical device: time
-     * only. {@code calibration}: how the {@code host} profile was measured, else null.
+     * only. {@code hostPerGpu}: each GPU's work issued by a host thread of its own (a process per GPU), else all by
+     * one. {@code calibration}: how the {@code host} profile was measured, else null.
      */
     SimCluster(
             Device physical,
@@ -32,10 +33,11 @@ final class SimCluster {
             Topology topology,
             Nic nic,
             HostModel hostModel,
+            boolean hostPerGpu,
             boolean trace,
             Timeline.Calibration calibration) {
         this.physical = physical;
-        this.timeline = new SimTimeline(this, profiles, topology, nic, hostModel, trace, calibration);
+        this.timeline = new SimTimeline(this, profiles, topology, nic, hostModel, hostPerGpu, trace, calibration);
         for (int i = 0; i < profiles.size(); i++) {
             devices.add(new SimDevice(this, i, profiles.get(i).memoryBytes()));
             queued.add(new ArrayList<>());

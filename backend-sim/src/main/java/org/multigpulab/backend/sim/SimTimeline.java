@@ -1,6 +1,7 @@
 package org.multigpulab.backend.sim;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
@@ -17,8 +18,9 @@ import org.multigpulab.device.Timeline;
  *
  * <p>The model is CUDA's, reduced to what decides the time of data-parallel training:
  * <ul>
- *   <li>One host thread issues all work, as the notebook's Python does; each launch costs it the profile's
- *   launch time, and nothing starts before it is issued. Downloads and {@code synchronize} make it wait.</li>
+ *   <li>One host thread issues all work, as the notebook's Python does, or with a host per GPU each GPU's own
+ *   (a process per GPU, as DDP runs); each launch costs its host the profile's launch time, and nothing starts
+ *   before it is issued. Downloads and {@code synchronize} make it wait.</li>
  *   <li>Each GPU runs its kernels one at a time, in issue order, each taking
  *   {@code max(flops / rate, bytes / bandwidth)}, on one of two streams: compute, and communication for
  *   the reductions inside collectives, as NCCL's run beside the compute stream.</li>
@@ -50,7 +52,9 @@ final class SimTimeline implements Timeline {
     private double hostProgram;
     private int nodes = 1;
     private final int count;
-    private double host;
+    /** The host threads' clocks: one, or one per GPU. */
+    private final double[] hosts;
+
     private final double[] compute;
     private final double[] peerIn;
     private final double[] peerOut;
@@ -71,6 +75,7 @@ final class SimTimeline implements Timeline {
             Topology topology,
             Nic nic,
             HostModel hostModel,
+            boolean hostPerGpu,
             boolean recording,
             Calibration calibration) {
         this.hostModel = hostModel;
@@ -81,6 +86,7 @@ final class SimTimeline implements Timeline {
         this.topology = topology;
         this.nic = nic;
         this.recording = recording;
+        this.hosts = new double[hostPerGpu ? count : 1];
         compute = new double[count];
         peerIn = new double[count];
         peerOut = new double[count];
@@ -98,6 +104,11 @@ final class SimTimeline implements Timeline {
             busy[i] = new Intervals();
         }
         linkBytes = new long[count][count];
+    }
+
+    /** The host thread that issues device {@code d}'s work. */
+    private int host(int d) {
+        return hosts.length == 1 ? 0 : d;
     }
 
     DeviceProfile deviceProfile(int d) {
@@ -121,8 +132,8 @@ final class SimTimeline implements Timeline {
         }
         double start = Double.NaN;
         for (KernelOp.Call part : profile.charged(call)) {
-            host += profile.launchSec();
-            double partStart = max(host, stream[d], ready);
+            hosts[host(d)] += profile.launchSec();
+            double partStart = max(hosts[host(d)], stream[d], ready);
             double seconds = profile.kernelSeconds(part);
             stream[d] = partStart + seconds;
             if (Double.isNaN(start)) {
@@ -149,8 +160,9 @@ final class SimTimeline implements Timeline {
 
     /** A copy of {@code bytes} from device {@code from} to device {@code to}, issued on {@code to}. */
     void peerCopy(int from, int to, long bytes, SimBuffer src, SimBuffer dst) {
-        host += profiles.get(to).launchSec();
-        double start = max(host, compute[from], compute[to], peerOut[from], peerIn[to], src.readable(), dst.writable());
+        hosts[host(to)] += profiles.get(to).launchSec();
+        double start = max(
+                hosts[host(to)], compute[from], compute[to], peerOut[from], peerIn[to], src.readable(), dst.writable());
         double end = start + topology.peer().seconds(bytes);
         peerOut[from] = end;
         peerIn[to] = end;
@@ -169,7 +181,7 @@ final class SimTimeline implements Timeline {
 
     /** A copy from host memory to device {@code d}; pageable memory makes the host wait until it is done. */
     void upload(int d, long bytes, SimBuffer dst) {
-        double start = max(host, hostIn[d], dst.writable());
+        double start = max(hosts[host(d)], hostIn[d], dst.writable());
         double end = start + topology.host().seconds(bytes);
         hostIn[d] = end;
         dst.written(end);
@@ -178,7 +190,7 @@ final class SimTimeline implements Timeline {
 
     /** A copy from device {@code d} to the host, after the work issued on it; the host waits for it. */
     void download(int d, long bytes, SimBuffer src) {
-        double start = max(host, compute[d], hostOut[d], src.readable());
+        double start = max(hosts[host(d)], compute[d], hostOut[d], src.readable());
         double end = start + topology.host().seconds(bytes);
         hostOut[d] = end;
         src.read(end);
@@ -187,7 +199,7 @@ final class SimTimeline implements Timeline {
 
     /** A copy between device {@code d} and the host took {@code [start, end)}, and the host waited for it. */
     private void hostWaited(int d, String lane, String name, double start, double end) {
-        host = end;
+        hosts[host(d)] = end;
         communicated(d, start, end);
         event(d, lane, name, "copy", start, end - start);
         cluster.device(d).spanned(start, end);
@@ -195,7 +207,7 @@ final class SimTimeline implements Timeline {
 
     /** The host waits until everything issued to device {@code d} is done. */
     void synchronize(int d) {
-        host = max(host, compute[d], comm[d], peerIn[d], peerOut[d], hostIn[d], hostOut[d]);
+        hosts[host(d)] = max(hosts[host(d)], compute[d], comm[d], peerIn[d], peerOut[d], hostIn[d], hostOut[d]);
     }
 
     @Override
@@ -204,17 +216,20 @@ final class SimTimeline implements Timeline {
         double seconds = new NcclSystem(profiles.getFirst(), topology, nic, nodes, 1, 1, NcclFigures.defaults())
                 .estimate(op, bytes, "auto")
                 .seconds();
-        double start = host;
-        host += seconds;
+        // every host takes part, and none goes on before the sum is back
+        double start = Arrays.stream(hosts).max().orElseThrow();
+        Arrays.fill(hosts, start + seconds);
         event(0, "net", op.option() + " across " + nodes + " nodes " + megabytes(bytes), "network", start, seconds);
-        cluster.device(0).spanned(start, host);
+        cluster.device(0).spanned(start, start + seconds);
     }
 
     @Override
     public void hostWork(double seconds) {
         if (calibration != null) {
-            double start = host;
-            host += seconds;
+            double start = hosts[0];
+            for (int h = 0; h < hosts.length; h++) {
+                hosts[h] += seconds;
+            }
             event(0, "host", "host work", "host", start, seconds);
         }
     }
@@ -228,7 +243,7 @@ final class SimTimeline implements Timeline {
     void rangeOpened(int d, StepPart part) {
         if (hostModel != null) {
             double seconds = hostModel.seconds(part, d, count);
-            host += seconds;
+            hosts[host(d)] += seconds;
             hostProgram += seconds;
         }
     }
@@ -298,7 +313,7 @@ final class SimTimeline implements Timeline {
 
     @Override
     public double now() {
-        double t = host;
+        double t = Arrays.stream(hosts).max().orElseThrow();
         for (int d = 0; d < count; d++) {
             t = max(t, compute[d], comm[d], peerIn[d], peerOut[d], hostIn[d], hostOut[d]);
         }

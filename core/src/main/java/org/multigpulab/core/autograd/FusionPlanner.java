@@ -5,6 +5,7 @@ import java.util.Map;
 import org.multigpulab.device.ConvPoolShape;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.KernelOp.Conv2dBiasForward;
+import org.multigpulab.device.KernelOp.Conv2dForward;
 import org.multigpulab.device.KernelOp.ReluForward;
 import org.multigpulab.device.Kernels;
 
@@ -64,7 +65,7 @@ final class FusionPlanner {
         if (!(deferred.get(x.root()) instanceof Relu(Tensor input))) {
             return new Pooling.Plain();
         }
-        if (deferred.get(input.root()) instanceof Convolution c && !c.x().requiresGrad()) {
+        if (deferred.get(input.root()) instanceof Convolution c && !c.x().requiresGrad() && c.b() != null) {
             return new Pooling.OfConvolutionRelu(c, new ConvPoolShape(c.s(), window, stride));
         }
         return new Pooling.OfRelu(input);
@@ -81,7 +82,10 @@ final class FusionPlanner {
             }
             case Convolution(Tensor x, Tensor w, Tensor b, ConvShape s) -> {
                 write(x);
-                kernels.launch(new Conv2dBiasForward(x.data(), w.data(), b.data(), t.data(), s));
+                kernels.launch(
+                        b == null
+                                ? new Conv2dForward(x.data(), w.data(), t.data(), s)
+                                : new Conv2dBiasForward(x.data(), w.data(), b.data(), t.data(), s));
             }
         }
     }

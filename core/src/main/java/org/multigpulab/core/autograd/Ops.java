@@ -21,6 +21,8 @@ import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolBackward;
 import org.multigpulab.device.KernelOp.Conv2dBiasReluAvgPoolForward;
 import org.multigpulab.device.KernelOp.Fill;
 import org.multigpulab.device.KernelOp.Gemm;
+import org.multigpulab.device.KernelOp.MaxPoolBackward;
+import org.multigpulab.device.KernelOp.MaxPoolForward;
 import org.multigpulab.device.KernelOp.ReluAvgPoolBackward;
 import org.multigpulab.device.KernelOp.ReluAvgPoolForward;
 import org.multigpulab.device.KernelOp.ReluBackward;
@@ -51,6 +53,8 @@ public final class Ops {
     /**
      * {@code F.conv2d(x, w, b, stride, padding)}: the filter moved {@code stride} pixels at a time over x with
      * {@code padding} zeros around it, → [N, O, (H + 2·padding − Kh) / stride + 1, (W + 2·padding − Kw) / stride + 1].
+     * {@code b} is null for a convolution without bias ({@code bias=False}, as torchvision's ResNets have ahead of
+     * each BatchNorm).
      */
     public static Tensor conv2d(Tape tape, Tensor x, Tensor w, Tensor b, int stride, int padding) {
         if (x.dim(1) != w.dim(1)) {
@@ -61,7 +65,7 @@ public final class Ops {
                 new ConvShape(x.dim(0), x.dim(1), x.dim(2), x.dim(3), w.dim(0), w.dim(2), w.dim(3), stride, padding);
         Kernels k = tape.kernels();
         Tensor y = tape.newTensor(
-                x.requiresGrad() || w.requiresGrad() || b.requiresGrad(),
+                x.requiresGrad() || w.requiresGrad() || (b != null && b.requiresGrad()),
                 s.batch(),
                 s.outChannels(),
                 s.outHeight(),
@@ -70,7 +74,9 @@ public final class Ops {
         tape.record(y, () -> {
             if (tape.hasGrad(y)) {
                 tape.accumulateGrad(w, dw -> k.launch(new Conv2dBackwardFilter(x.data(), y.grad(), dw, s)));
-                tape.accumulateGrad(b, db -> k.launch(new BiasAddBackward(y.grad(), db, s.bias())));
+                if (b != null) {
+                    tape.accumulateGrad(b, db -> k.launch(new BiasAddBackward(y.grad(), db, s.bias())));
+                }
                 tape.accumulateGrad(x, dx -> k.launch(new Conv2dBackwardData(y.grad(), w.data(), dx, s)));
             }
         });
@@ -216,6 +222,19 @@ public final class Ops {
                 tape.record(y, () -> tape.accumulateGrad(x, dx -> k.launch(new AvgPoolBackward(y.grad(), dx, s))));
             }
         }
+        return y;
+    }
+
+    /**
+     * {@code F.max_pool2d(x, kernel_size=window, stride=stride, padding=padding)}: x [N, C, H, W] → [N, C, H', W'],
+     * each window's largest element; its gradient goes to that element.
+     */
+    public static Tensor maxPool2d(Tape tape, Tensor x, int window, int stride, int padding) {
+        PoolShape s = new PoolShape(x.dim(0) * x.dim(1), x.dim(2), x.dim(3), window, stride, padding);
+        Kernels k = tape.kernels();
+        Tensor y = tape.newTensor(x.requiresGrad(), x.dim(0), x.dim(1), s.outHeight(), s.outWidth());
+        k.launch(new MaxPoolForward(tape.data(x), y.data(), s));
+        tape.record(y, () -> tape.accumulateGrad(x, dx -> k.launch(new MaxPoolBackward(x.data(), y.grad(), dx, s))));
         return y;
     }
 

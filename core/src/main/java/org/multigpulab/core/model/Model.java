@@ -15,7 +15,7 @@ import org.multigpulab.core.data.ImageShape;
  * A classifier the data-parallel trainer can train, as PyTorch's {@code nn.Module} is: named parameters with their
  * shapes and initialisation, named buffers (state that is not trained), and a forward pass recorded on a
  * {@link Tape} in train or eval mode, from a batch of images {@code [N, C, H, W]} of its {@link #input()} shape to
- * logits over the classes {@code [N, 10]}. A model holds no tensors itself: they live in one replica per device and
+ * logits over the classes {@code [N, 10]} (torchvision's ResNets: ImageNet's 1,000). A model holds no tensors itself: they live in one replica per device and
  * are handed to every forward pass, as the notebook hands {@code params} to {@code lenet(X, params)}.
  *
  * <p>Its state, as files and checkpoints hold it, is its parameters in order, then its buffers in order, under
@@ -100,12 +100,19 @@ public interface Model {
     }
 
     /**
-     * The models {@link #named} knows: the notebook's LeNet, d2l's MLP (and made wide), d2l's ResNet-18, and any other model on the class path that
+     * The models {@link #named} knows: the notebook's LeNet, d2l's MLP (and made wide), d2l's ResNet-18,
+     * torchvision's ResNet-50 and ResNet-101, and any other model on the class path that
      * names itself in {@code META-INF/services/org.multigpulab.core.model.Model} ({@link ServiceLoader}).
      */
     static List<Model> all() {
-        List<Model> models =
-                new ArrayList<>(List.of(new LeNet(), new Mlp(), Mlp.wide(), new ResNet18(), ResNet18.lazy()));
+        List<Model> models = new ArrayList<>(List.of(
+                new LeNet(),
+                new Mlp(),
+                Mlp.wide(),
+                new ResNet18(),
+                ResNet18.lazy(),
+                TorchvisionResNet.resnet50(),
+                TorchvisionResNet.resnet101()));
         ServiceLoader.load(Model.class).forEach(models::add);
         return List.copyOf(models);
     }
@@ -119,9 +126,10 @@ public interface Model {
         }
         throw new IllegalArgumentException("unknown model '" + name + "'; choose lenet (the notebook's LeNet), mlp"
                 + " (d2l's multilayer perceptron), mlp-wide (eight hidden layers of 2,048), resnet18 (d2l's ResNet-18"
-                + " of §12.6), resnet18-lazy (the same as d2l 1.0.x first initialises it)"
+                + " of §12.6), resnet18-lazy (the same as d2l 1.0.x first initialises it), resnet50, resnet101"
+                + " (torchvision's, for ./lab simulate)"
                 + all().stream()
-                        .skip(5)
+                        .skip(7)
                         .map(m -> ", " + m.name().toLowerCase(Locale.ROOT))
                         .collect(Collectors.joining()));
     }

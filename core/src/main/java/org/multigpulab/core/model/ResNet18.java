@@ -30,21 +30,21 @@ public final class ResNet18 implements Model {
     private static final int[] STAGES = {64, 128, 256, 512};
     private static final float WEIGHT_STD = 0.01f;
 
-    /** A convolution with its bias: where its weight stands among the parameters (its bias follows). */
-    private record Conv(int weight, int stride, int padding) {}
-
-    /** A BatchNorm: where its γ stands among the parameters (β follows), and its running mean among the buffers. */
-    private record Norm(int gamma, int runningMean) {}
-
     /** A residual block; {@code shortcut} is null where the block adds its input as it is. */
-    private record Block(Conv conv1, Conv conv2, Conv shortcut, Norm bn1, Norm bn2) {}
+    private record Block(
+            ResNetLayers.Conv conv1,
+            ResNetLayers.Conv conv2,
+            ResNetLayers.Conv shortcut,
+            ResNetLayers.Norm bn1,
+            ResNetLayers.Norm bn2) {}
 
     private final boolean lazy;
     private final int[] widths;
-    private final List<ParameterSpec> parameters = new ArrayList<>();
-    private final List<BufferSpec> buffers = new ArrayList<>();
-    private final Conv stem;
-    private final Norm stemNorm;
+    private final ResNetLayers layers = new ResNetLayers();
+    private final List<ParameterSpec> parameters = layers.parameters;
+    private final List<BufferSpec> buffers = layers.buffers;
+    private final ResNetLayers.Conv stem;
+    private final ResNetLayers.Norm stemNorm;
     private final List<Block> blocks = new ArrayList<>();
     private final int fc;
 
@@ -61,7 +61,7 @@ public final class ResNet18 implements Model {
         this.lazy = lazy;
         this.widths = widths.clone();
         stem = conv("0", 1, widths[0], 3, 1, 1, false);
-        stemNorm = norm("1", widths[0]);
+        stemNorm = layers.norm("1", widths[0]);
         int in = widths[0];
         for (int stage = 0; stage < widths.length; stage++) {
             int out = widths[stage];
@@ -70,16 +70,17 @@ public final class ResNet18 implements Model {
                 boolean downsample = i == 0 && stage > 0;
                 int stride = downsample ? 2 : 1;
                 // registered as d2l's Residual registers them: conv1, conv2, conv3, bn1, bn2
-                Conv conv1 = conv(name + "conv1", in, out, 3, stride, 1, true);
-                Conv conv2 = conv(name + "conv2", out, out, 3, 1, 1, true);
-                Conv shortcut = downsample ? conv(name + "conv3", in, out, 1, stride, 0, true) : null;
-                blocks.add(new Block(conv1, conv2, shortcut, norm(name + "bn1", out), norm(name + "bn2", out)));
+                ResNetLayers.Conv conv1 = conv(name + "conv1", in, out, 3, stride, 1, true);
+                ResNetLayers.Conv conv2 = conv(name + "conv2", out, out, 3, 1, 1, true);
+                ResNetLayers.Conv shortcut = downsample ? conv(name + "conv3", in, out, 1, stride, 0, true) : null;
+                blocks.add(new Block(
+                        conv1, conv2, shortcut, layers.norm(name + "bn1", out), layers.norm(name + "bn2", out)));
                 in = out;
             }
         }
         fc = parameters.size();
         parameters.add(ParameterSpec.normal("fc.1.weight", WEIGHT_STD, Model.CLASSES, in));
-        parameters.add(ParameterSpec.uniform("fc.1.bias", defaultBound(in), Model.CLASSES));
+        parameters.add(ParameterSpec.uniform("fc.1.bias", ResNetLayers.defaultBound(in), Model.CLASSES));
     }
 
     /** d2l 1.0.x's first run: the residual blocks' convolution weights keep PyTorch's default initialisation. */
@@ -126,30 +127,16 @@ public final class ResNet18 implements Model {
 
     private static final Pattern BIAS_AHEAD_OF_BATCH_NORM = Pattern.compile("0\\.bias|.*\\.conv[12]\\.bias");
 
-    /** PyTorch's default bound for a layer of {@code fanIn} inputs: 1/√fan_in. */
-    private static float defaultBound(int fanIn) {
-        return (float) (1 / Math.sqrt(fanIn));
-    }
-
-    private Conv conv(String name, int in, int out, int kernel, int stride, int padding, boolean residual) {
-        int fanIn = in * kernel * kernel;
-        int at = parameters.size();
-        parameters.add(
+    private ResNetLayers.Conv conv(
+            String name, int in, int out, int kernel, int stride, int padding, boolean residual) {
+        float bound = ResNetLayers.defaultBound(in * kernel * kernel);
+        return layers.conv(
                 residual && lazy
-                        ? ParameterSpec.uniform(name + ".weight", defaultBound(fanIn), out, in, kernel, kernel)
-                        : ParameterSpec.normal(name + ".weight", WEIGHT_STD, out, in, kernel, kernel));
-        parameters.add(ParameterSpec.uniform(name + ".bias", defaultBound(fanIn), out));
-        return new Conv(at, stride, padding);
-    }
-
-    private Norm norm(String name, int channels) {
-        Norm n = new Norm(parameters.size(), buffers.size());
-        parameters.add(ParameterSpec.ones(name + ".weight", channels));
-        parameters.add(ParameterSpec.zeros(name + ".bias", channels));
-        buffers.add(BufferSpec.floats(name + ".running_mean", 0f, channels));
-        buffers.add(BufferSpec.floats(name + ".running_var", 1f, channels));
-        buffers.add(BufferSpec.counter(name + ".num_batches_tracked"));
-        return n;
+                        ? ParameterSpec.uniform(name + ".weight", bound, out, in, kernel, kernel)
+                        : ParameterSpec.normal(name + ".weight", WEIGHT_STD, out, in, kernel, kernel),
+                ParameterSpec.uniform(name + ".bias", bound, out),
+                stride,
+                padding);
     }
 
     @Override
@@ -176,36 +163,14 @@ public final class ResNet18 implements Model {
     /** d2l's {@code net(X)}: X [N, 1, 28, 28] → logits [N, 10]. */
     @Override
     public Tensor forward(Tape tape, Tensor x, List<Tensor> params, List<Tensor> buffers, Mode mode) {
-        Layers layers = new Layers(tape, params, buffers, mode == Mode.TRAIN);
-        Tensor h = Ops.relu(tape, layers.norm(stemNorm, layers.conv(stem, x))); // [N, 64, 28, 28]
+        ResNetLayers.Pass pass = new ResNetLayers.Pass(tape, params, buffers, mode == Mode.TRAIN);
+        Tensor h = pass.convNormRelu(stem, stemNorm, x); // [N, 64, 28, 28]
         for (Block b : blocks) {
-            Tensor y = Ops.relu(tape, layers.norm(b.bn1(), layers.conv(b.conv1(), h)));
-            y = layers.norm(b.bn2(), layers.conv(b.conv2(), y));
-            Tensor shortcut = b.shortcut() == null ? h : layers.conv(b.shortcut(), h);
+            Tensor y = pass.convNormRelu(b.conv1(), b.bn1(), h);
+            y = pass.norm(b.bn2(), pass.conv(b.conv2(), y));
+            Tensor shortcut = b.shortcut() == null ? h : pass.conv(b.shortcut(), h);
             h = Ops.relu(tape, Ops.add(tape, y, shortcut)); // [N, 64…512, 28…4, 28…4]
         }
-        Tensor pooled = Ops.globalAvgPool2d(tape, h); // [N, 512, 1, 1]
-        Tensor flat = pooled.reshape(pooled.dim(0), pooled.dim(1)); // [N, 512]
-        return Ops.linearTransposed(tape, flat, params.get(fc), params.get(fc + 1)); // [N, 10]
-    }
-
-    /** The layers of one forward pass over its parameters and buffers. */
-    private record Layers(Tape tape, List<Tensor> params, List<Tensor> buffers, boolean training) {
-
-        Tensor conv(Conv c, Tensor x) {
-            return Ops.conv2d(tape, x, params.get(c.weight()), params.get(c.weight() + 1), c.stride(), c.padding());
-        }
-
-        Tensor norm(Norm n, Tensor x) {
-            return Ops.batchNorm2d(
-                    tape,
-                    x,
-                    params.get(n.gamma()),
-                    params.get(n.gamma() + 1),
-                    buffers.get(n.runningMean()),
-                    buffers.get(n.runningMean() + 1),
-                    buffers.get(n.runningMean() + 2),
-                    training);
-        }
+        return pass.poolAndClassify(h, fc); // [N, 10]
     }
 }

@@ -32,7 +32,7 @@ public abstract sealed class GradientSync {
 
     /**
      * Synchronisation chosen by configuration: {@link #perParameter} when {@code bucketBytes} is 0, else
-     * {@link #bucketed} in buckets of at most {@code bucketBytes}.
+     * {@link #bucketed} in DDP's buckets of {@code bucketBytes}.
      */
     public static GradientSync of(
             List<Replica> replicas, AllReduceAlgorithm algorithm, long bucketBytes, ProcessGroup group) {
@@ -51,7 +51,8 @@ public abstract sealed class GradientSync {
     }
 
     /**
-     * DDP's: the gradients in buckets of at most {@code capBytes} ({@link GradientBuckets}), each summed over the
+     * DDP's: the gradients in DDP's buckets, the first of 1 MiB, the others of {@code capBytes}
+     * ({@link GradientBuckets#ddp}), each summed over the
      * devices and then across the processes as soon as every device has all of its gradients and the buckets before
      * it are summed, while the backward pass goes on. Needs every parameter used once in the forward pass.
      */
@@ -126,7 +127,7 @@ public abstract sealed class GradientSync {
         Bucketed(List<Replica> replicas, AllReduceAlgorithm algorithm, long capBytes, ProcessGroup group) {
             super(replicas, algorithm, group);
             this.buckets = new BucketsInOrder(
-                    this.replicas, GradientBuckets.plan(this.replicas.getFirst(), capBytes), this::sum);
+                    this.replicas, GradientBuckets.ddp(this.replicas.getFirst(), capBytes), this::sum);
         }
 
         private void sum(GradientBuckets.Bucket b) {

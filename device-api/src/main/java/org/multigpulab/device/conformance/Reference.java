@@ -44,6 +44,9 @@ public final class Reference {
             case KernelOp.BiasAddBackward(var dy, var db, var s) -> Map.of(db, biasAddBackward(in.apply(dy), s));
             case KernelOp.AvgPoolForward(var x, var y, var s) -> Map.of(y, avgPoolForward(in.apply(x), s));
             case KernelOp.AvgPoolBackward(var dy, var dx, var s) -> Map.of(dx, avgPoolBackward(in.apply(dy), s));
+            case KernelOp.MaxPoolForward(var x, var y, var s) -> Map.of(y, maxPoolForward(in.apply(x), s));
+            case KernelOp.MaxPoolBackward(var x, var dy, var dx, var s) ->
+                Map.of(dx, maxPoolBackward(in.apply(x), in.apply(dy), s));
             case KernelOp.ReluForward(var x, var y, var n) -> Map.of(y, reluForward(head(in.apply(x), n)));
             case KernelOp.ReluBackward(var x, var dy, var dx, var n) ->
                 Map.of(dx, reluBackward(head(in.apply(x), n), head(in.apply(dy), n)));
@@ -405,6 +408,33 @@ public final class Reference {
                             dx[(pl * s.height() + i * s.stride() + p) * s.width() + j * s.stride() + q] +=
                                     dy[(pl * oh + i) * ow + j] / (k * k);
         return dx;
+    }
+
+    public static double[] maxPoolForward(double[] x, PoolShape s) {
+        double[] y = new double[s.outputLength()];
+        for (int out = 0; out < y.length; out++) y[out] = x[maxOfWindow(x, s, out)];
+        return y;
+    }
+
+    public static double[] maxPoolBackward(double[] x, double[] dy, PoolShape s) {
+        double[] dx = new double[s.inputLength()];
+        for (int out = 0; out < dy.length; out++) dx[maxOfWindow(x, s, out)] += dy[out];
+        return dx;
+    }
+
+    /** Where in {@code x} output element {@code out}'s window has its largest element, the first of equal ones. */
+    private static int maxOfWindow(double[] x, PoolShape s, int out) {
+        int oh = s.outHeight(), ow = s.outWidth();
+        int plane = out / (oh * ow), i = out / ow % oh, j = out % ow;
+        int best = -1;
+        for (int p = 0; p < s.window(); p++)
+            for (int q = 0; q < s.window(); q++) {
+                int r = i * s.stride() - s.padding() + p, c = j * s.stride() - s.padding() + q;
+                if (r < 0 || r >= s.height() || c < 0 || c >= s.width()) continue;
+                int at = (plane * s.height() + r) * s.width() + c;
+                if (best < 0 || x[at] > x[best]) best = at;
+            }
+        return best;
     }
 
     public static double[] reluForward(double[] x) {

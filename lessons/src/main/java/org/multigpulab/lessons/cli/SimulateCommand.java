@@ -4,11 +4,13 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.AtomicFile;
+import org.multigpulab.lessons.simulate.ScalingSweep;
 import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -33,7 +35,12 @@ import picocli.CommandLine.Option;
             "",
             "Examples:",
             "  ./lab simulate --gpus 8 --batch-size 256            what ./lab train --gpus 8 would simulate",
-            "  ./lab simulate --gpus 1024 --nodes 128 --profile h100 --trace t.json"
+            "  ./lab simulate --gpus 1024 --nodes 128 --profile h100 --trace t.json",
+            "  ./lab simulate --model resnet50 --batch-per-gpu 32 --profile v100 --gpus 16 --nodes 2 --allreduce ring"
+                    + " --bucket-cap-mb 25 --scaling",
+            "",
+            "Memory: " + TimeOnlyEpoch.MEMORY_COUNTED
+                    + " A batch per GPU that does not fit the profile's memory is refused."
         })
 final class SimulateCommand implements Callable<Integer> {
 
@@ -68,7 +75,8 @@ final class SimulateCommand implements Callable<Integer> {
             names = "--model",
             paramLabel = "NAME",
             defaultValue = "lenet",
-            description = "lenet, mlp, mlp-wide or resnet18 (d2l's ResNet-18 of §12.6).")
+            description = "lenet, mlp, mlp-wide, resnet18 (d2l's ResNet-18 of §12.6), or resnet50, resnet101"
+                    + " (torchvision's, on 224×224×3 images of 1,000 classes).")
     String modelName;
 
     @Option(
@@ -87,6 +95,31 @@ final class SimulateCommand implements Callable<Integer> {
             defaultValue = "60000",
             description = "Images per epoch. Default: ${DEFAULT-VALUE}, Fashion-MNIST's training set.")
     int trainSamples;
+
+    @Option(
+            names = "--iterations",
+            paramLabel = "N",
+            description = "Time N steps (N × the global batch images) rather than an epoch of --train-samples; the"
+                    + " default for resnet50 and resnet101, with N = " + DEFAULT_ITERATIONS
+                    + ", as ImageNet is not here.")
+    Integer iterations;
+
+    /** Steps timed of a model whose data set is not Fashion-MNIST: all steps of a time-only run take the same time. */
+    private static final int DEFAULT_ITERATIONS = 2;
+
+    @Option(
+            names = "--process-per-gpu",
+            description = "Each GPU's work issued by a host thread of its own, as DDP runs a process per GPU (with"
+                    + " --bucket-cap-mb, DDP's whole scheme). Default: one host thread issues every GPU's work, as the"
+                    + " notebook's one process does.")
+    boolean processPerGpu;
+
+    @Option(
+            names = "--scaling",
+            description = "Also time 1, 2, 4, … GPUs up to --gpus, each with the same batch per GPU, filling a node"
+                    + " (--gpus / --nodes GPUs) before the next: sec/iteration and the scaling efficiency, throughput"
+                    + " at N GPUs / (N × throughput at 1).")
+    boolean scaling;
 
     @Option(
             names = "--pytorch-host",
@@ -114,18 +147,26 @@ final class SimulateCommand implements Callable<Integer> {
                             + simulated.gpus + " GPUs without an image; use --batch-size " + simulated.gpus
                             + " or more, or --batch-per-gpu");
         }
+        Model model = Model.named(modelName);
+        if (iterations != null) {
+            UserError.requireOneOrMore("--iterations", iterations);
+        }
+        int images = iterations != null
+                ? iterations * batchSize
+                : model.input().equals(LeNet.INPUT) ? trainSamples : DEFAULT_ITERATIONS * batchSize;
         TimeOnlyEpoch.Setup setup = new TimeOnlyEpoch.Setup(
                 simulated.gpus,
                 simulated.nodes,
                 simulated.profile,
                 simulated.topology,
                 simulated.nic,
-                Model.named(modelName),
+                model,
                 batchSize,
-                trainSamples,
+                images,
                 AllReduceAlgorithm.named(allreduce),
                 buckets.bytes(),
-                pytorchHost);
+                pytorchHost,
+                processPerGpu);
         long start = System.nanoTime();
         TimeOnlyEpoch.Result r = TimeOnlyEpoch.run(setup, trace);
         double wall = (System.nanoTime() - start) / 1e9;
@@ -133,7 +174,7 @@ final class SimulateCommand implements Callable<Integer> {
                 Locale.ROOT,
                 "%s: %d images in %d step%s of %d (%d per GPU), model %s, allreduce %s%n",
                 r.description(),
-                trainSamples,
+                images,
                 r.steps(),
                 r.steps() == 1 ? "" : "s",
                 batchSize,
@@ -158,8 +199,9 @@ final class SimulateCommand implements Callable<Integer> {
         }
         out.printf(
                 Locale.ROOT,
-                "simulated: %s sec/epoch (this took %.1f s, nothing computed)%n",
+                "simulated: %s sec/epoch, %s sec/iteration (this took %.1f s, nothing computed)%n",
                 TrainResult.seconds(r.secPerEpoch()),
+                TrainResult.seconds(r.secPerIteration()),
                 wall);
         if (pytorchHost) {
             out.printf(
@@ -172,6 +214,29 @@ final class SimulateCommand implements Callable<Integer> {
         if (trace != null) {
             out.println("trace: " + trace);
         }
+        if (scaling) {
+            printScaling(out, setup);
+        }
         return 0;
+    }
+
+    /** The weak-scaling table of {@code setup}'s training from one GPU to all of them. */
+    private static void printScaling(PrintStream out, TimeOnlyEpoch.Setup setup) {
+        out.printf(
+                Locale.ROOT,
+                "scaling, %d images per GPU (efficiency: throughput at N GPUs / (N × throughput at 1)):%n",
+                setup.batchPerGpu());
+        for (ScalingSweep.Point p : ScalingSweep.run(setup)) {
+            out.printf(
+                    Locale.ROOT,
+                    "  %3d GPU%s on %d node%s: %s sec/iteration, %8.0f images/s, efficiency %5.1f%%%n",
+                    p.gpus(),
+                    p.gpus() == 1 ? " " : "s",
+                    p.nodes(),
+                    p.nodes() == 1 ? " " : "s",
+                    TrainResult.seconds(p.secPerIteration()),
+                    p.imagesPerSec(),
+                    100 * p.efficiency());
+        }
     }
 }

@@ -66,7 +66,7 @@ import picocli.CommandLine.Option;
             "  ./lab train --backend cpu                        one device: the processor",
             "  ./lab train --gpus 4 --profile a100 --allreduce ring   four simulated A100s over NVSwitch",
             "  ./lab train --model mlp                          d2l's MLP instead of LeNet, same trainer",
-            "  ./lab train --bucket-mb 0.1 --trace trace.json       DDP-style buckets; open the trace in Perfetto",
+            "  ./lab train --bucket-cap-mb 25 --trace trace.json    DDP's buckets; open the trace in Perfetto",
             "  ./lab train --no-shuffle --train-samples 2560 --epochs 1 --save p.safetensors"
         })
 final class TrainCommand implements Callable<Integer> {

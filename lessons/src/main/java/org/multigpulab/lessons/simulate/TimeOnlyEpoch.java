@@ -3,6 +3,7 @@ package org.multigpulab.lessons.simulate;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.IntStream;
 import org.multigpulab.core.data.Dataset;
@@ -15,7 +16,9 @@ import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Device;
+import org.multigpulab.device.DeviceInfo;
 import org.multigpulab.device.DeviceRequest;
+import org.multigpulab.device.OutOfDeviceMemoryException;
 import org.multigpulab.device.Timeline;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.ChromeTrace;
@@ -41,7 +44,8 @@ public final class TimeOnlyEpoch {
      * training {@code model} on {@code trainSamples} images in global batches of {@code batchSize}, gradients summed
      * with {@code allReduce}, in buckets of {@code bucketBytes} (0: every parameter after the backward pass); the
      * host only launching, or with {@code pytorchHost} running the notebook's PyTorch program (the sim backend's
-     * {@code host-model=pytorch}).
+     * {@code host-model=pytorch}); the GPUs' work issued by one host thread (the notebook's process) or, with
+     * {@code processPerGpu}, each GPU's by its own (DDP's process per GPU; the sim backend's {@code hosts=per-gpu}).
      */
     public record Setup(
             int gpus,
@@ -54,7 +58,53 @@ public final class TimeOnlyEpoch {
             int trainSamples,
             AllReduceAlgorithm allReduce,
             long bucketBytes,
-            boolean pytorchHost) {
+            boolean pytorchHost,
+            boolean processPerGpu) {
+
+        /** One host thread issuing every GPU's work, as the notebook's one process does. */
+        public Setup(
+                int gpus,
+                int nodes,
+                String profile,
+                String topology,
+                String nic,
+                Model model,
+                int batchSize,
+                int trainSamples,
+                AllReduceAlgorithm allReduce,
+                long bucketBytes,
+                boolean pytorchHost) {
+            this(
+                    gpus,
+                    nodes,
+                    profile,
+                    topology,
+                    nic,
+                    model,
+                    batchSize,
+                    trainSamples,
+                    allReduce,
+                    bucketBytes,
+                    pytorchHost,
+                    false);
+        }
+
+        /** The same, each GPU's work issued by a host thread of its own: a process per GPU, as DDP runs. */
+        public Setup withProcessPerGpu() {
+            return new Setup(
+                    gpus,
+                    nodes,
+                    profile,
+                    topology,
+                    nic,
+                    model,
+                    batchSize,
+                    trainSamples,
+                    allReduce,
+                    bucketBytes,
+                    pytorchHost,
+                    true);
+        }
 
         public Setup {
             if (gpus < 1 || nodes < 1 || gpus % nodes != 0) {
@@ -65,6 +115,33 @@ public final class TimeOnlyEpoch {
 
         public int gpusPerNode() {
             return gpus / nodes;
+        }
+
+        /** Images per GPU in a step (the first GPUs' share, where the batch does not split evenly). */
+        public int batchPerGpu() {
+            return Math.ceilDiv(batchSize, gpus);
+        }
+
+        /**
+         * The same training on {@code gpus} GPUs over {@code nodes} nodes, each GPU with this one's batch and the
+         * epoch as many steps: DDP's weak scaling, what a scaling efficiency compares.
+         */
+        public Setup on(int gpus, int nodes) {
+            int steps = Math.ceilDiv(trainSamples, batchSize);
+            int batch = batchPerGpu() * gpus;
+            return new Setup(
+                    gpus,
+                    nodes,
+                    profile,
+                    topology,
+                    nic,
+                    model,
+                    batch,
+                    steps * batch,
+                    allReduce,
+                    bucketBytes,
+                    pytorchHost,
+                    processPerGpu);
         }
     }
 
@@ -80,7 +157,13 @@ public final class TimeOnlyEpoch {
             double secPerEpoch,
             double hostProgramSec,
             double withDataLoaderSec,
-            List<GpuShare> gpus) {}
+            List<GpuShare> gpus) {
+
+        /** Simulated seconds per step. */
+        public double secPerIteration() {
+            return secPerEpoch / steps;
+        }
+    }
 
     /** One GPU's share of the epoch, in simulated seconds. */
     public record GpuShare(String device, double computeSec, double commSec, double idleSec) {}
@@ -104,7 +187,51 @@ public final class TimeOnlyEpoch {
         if (setup.pytorchHost()) {
             options.put("host-model", "pytorch");
         }
+        if (setup.processPerGpu()) {
+            options.put("hosts", "per-gpu");
+        }
         List<Device> devices = Backends.open("sim", new DeviceRequest(setup.gpusPerNode(), options));
+        try {
+            return run(setup, trace, devices);
+        } catch (RuntimeException e) {
+            OutOfDeviceMemoryException full = outOfMemory(e);
+            if (full == null) {
+                throw e;
+            }
+            throw new UserError(tooLarge(setup, devices.getFirst().info(), full), e);
+        }
+    }
+
+    /** What a simulated GPU's memory holds, as the sim backend counts the trainer's buffers: for a command's help. */
+    public static final String MEMORY_COUNTED = "A GPU holds the parameters, their gradients, the batch and every"
+            + " activation the forward pass keeps for the backward pass, each freed after its last use; not"
+            + " PyTorch's caching allocator, cuDNN's workspaces or the CUDA context.";
+
+    /** One line: the batch per GPU that did not fit, what it needed at least, what the GPU has, what to do. */
+    private static String tooLarge(Setup setup, DeviceInfo gpu, OutOfDeviceMemoryException full) {
+        double gib = 1 << 30;
+        long inUse = gpu.memoryBytes() - full.freeBytes();
+        return String.format(
+                Locale.ROOT,
+                "%s at %d images per GPU needs more than %.1f GiB on each GPU, and a %s has %.1f GiB; use a"
+                        + " smaller --batch-per-gpu, or a GPU with more memory (--profile a100 or h100: 80 GiB)",
+                setup.model().name(),
+                setup.batchPerGpu(),
+                (inUse + full.requestedBytes()) / gib,
+                gpu.description().replaceFirst("^logical ", "").replaceFirst(", time only$", ""),
+                gpu.memoryBytes() / gib);
+    }
+
+    private static OutOfDeviceMemoryException outOfMemory(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof OutOfDeviceMemoryException full) {
+                return full;
+            }
+        }
+        return null;
+    }
+
+    private static Result run(Setup setup, Path trace, List<Device> devices) {
         TrainConfig config = new TrainConfig(1, setup.batchSize(), 0.2f, 1, false, false)
                 .withAllReduce(setup.allReduce())
                 .withBucketBytes(setup.bucketBytes())

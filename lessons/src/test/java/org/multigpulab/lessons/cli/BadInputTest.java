@@ -79,7 +79,9 @@ class BadInputTest {
                                 dir.resolve("out").toString()),
                         "--save and --report both name"),
                 Arguments.of(List.of("--lr", "1e40"), "(a float: at most 3.4e38), not 1e40"),
-                Arguments.of(List.of("--bucket-mb", "1e7"), "at most 1000000 (a terabyte), such as 25, not 1.0E7"),
+                Arguments.of(
+                        List.of("--bucket-mb", "1e7"),
+                        "at most 1048576 (a tebibyte), such as 25 (DDP's default), not 1.0E7"),
                 Arguments.of(List.of("--save", "/proc/p.safetensors"), "the folder /proc is not writable"),
                 Arguments.of(List.of("--plot-dir", "/proc/plots"), "--plot-dir /proc/plots: the folder /proc is not"),
                 Arguments.of(
@@ -156,7 +158,7 @@ class BadInputTest {
                                 dir.resolve("t.json").toString()),
                         "--trace records simulated time, which only --backend sim has"),
                 Arguments.of(List.of("--trace", dir.resolve("no/such/t.json").toString()), "does not exist"),
-                Arguments.of(List.of("--bucket-mb", "0"), "--bucket-mb must be a number of megabytes above 0"),
+                Arguments.of(List.of("--bucket-cap-mb", "0"), "--bucket-cap-mb must be a number of mebibytes above 0"),
                 Arguments.of(List.of("--backend", "djl", "--gpus", "64"), "--backend sim --physical djl --gpus 64"),
                 Arguments.of(List.of("--profile", "t4", "--gpus", "2", "--memory-mb", "1"), "Unknown option"));
     }
