@@ -107,20 +107,23 @@ sealed interface Fabric {
     }
 
     /**
-     * GPUs on PCIe under one switch or root complex: with peer-to-peer, one GPU writes into the other's memory; without
-     * it (NCCL's SHM transport) the sender writes into host memory and the receiver reads it from there. Either
-     * way each GPU's ring traffic crosses its own link.
+     * GPUs on PCIe: with peer-to-peer, one GPU writes into the other's memory; without it (NCCL's SHM transport) the
+     * sender writes into host memory and the receiver reads it from there. Either way each GPU's ring traffic
+     * crosses its own link. Without peer-to-peer, GPUs that share a PCIe switch ({@code gpusPerSwitch} of them; 1:
+     * each GPU on its own root port) also share the switch's link up to the host, every one of them sending its
+     * rings through it, as NCCL's search counts the bandwidth of every link along a path.
      */
-    record Pcie(int gen, boolean peerToPeer) implements Fabric {
+    record Pcie(int gen, boolean peerToPeer, int gpusPerSwitch) implements Fabric {
 
         @Override
         public int channelsAt(double speed, int gpus, NcclFigures f, int computeCapability, int limit) {
-            return Math.min(limit, (int) Math.floor(pciBw(f) / speed + 1e-9));
+            double path = peerToPeer ? pciBw(f) : pciBw(f) / Math.min(gpus, gpusPerSwitch);
+            return Math.min(limit, (int) Math.floor(path / speed + 1e-9));
         }
 
         @Override
         public double maxBw(int gpus, NcclFigures f, int computeCapability) {
-            return pciBw(f);
+            return peerToPeer ? pciBw(f) : pciBw(f) / Math.min(gpus, gpusPerSwitch);
         }
 
         @Override

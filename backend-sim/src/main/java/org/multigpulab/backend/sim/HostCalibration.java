@@ -288,7 +288,7 @@ record HostCalibration(
                 Topology.Transport.HOST_MEMORY,
                 1 / copy.secPerByte(),
                 // across nodes only the path to the network card counts, through no slower link than PCIe 5
-                new Fabric.Pcie(5, false));
+                new Fabric.Pcie(5, false, 1));
     }
 
     private static Link link(KernelCost cost) {

@@ -12,10 +12,9 @@ import org.multigpulab.device.DeviceException;
  * 80 (Gen3 12, Gen4 24, Gen5 48); a network card its rate in Mb/s over 8,000. The rest are fitted on the
  * calibration set of published nccl-tests runs ({@code ./lab collectives --fit}), and no other figure is:
  * <ul>
- *   <li>{@code launch-us}: what nccl-tests times beyond NCCL's own latency model, the same for every collective (the
- *       kernel's launch and its start on the GPU);</li>
  *   <li>{@code latency-scale}: NCCL's latencies are figures to choose an algorithm by, relative to one another; the
- *       time a step really takes is this multiple of them;</li>
+ *       time a collective's fixed part really takes, its kernel's launch included, is this multiple of them (a
+ *       launch cost on top of them fitted to nothing, so there is none);</li>
  *   <li>{@code host-copy-share}: without peer-to-peer, the share of its PCIe link a GPU reaches when every byte goes
  *       through host memory (NCCL's SHM transport, copies by the GPU's threads into pinned host memory).</li>
  * </ul>
@@ -23,7 +22,7 @@ import org.multigpulab.device.DeviceException;
 record NcclFigures(Map<String, Double> values) {
 
     /** The figures fitted on the calibration set, and the command that fits them. */
-    static final Set<String> FITTED = Set.of("launch-us", "latency-scale", "host-copy-share");
+    static final Set<String> FITTED = Set.of("latency-scale", "host-copy-share");
 
     static NcclFigures defaults() {
         Map<String, Double> v = new LinkedHashMap<>();
@@ -34,9 +33,8 @@ record NcclFigures(Map<String, Double> values) {
         v.put("pcie-gen4", 24.0);
         v.put("pcie-gen5", 48.0);
         v.put("nic-scale", 1.0);
-        v.put("launch-us", 8.0);
-        v.put("latency-scale", 1.0);
-        v.put("host-copy-share", 1.0);
+        v.put("latency-scale", 1.481);
+        v.put("host-copy-share", 0.791);
         return new NcclFigures(Map.copyOf(v));
     }
 

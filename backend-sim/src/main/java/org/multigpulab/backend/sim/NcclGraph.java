@@ -47,6 +47,27 @@ record NcclGraph(int channels, double speed) {
         return search(speeds(net, computeCapability), carried, maxBw, totalBw, computeCapability);
     }
 
+    /**
+     * A tree's speed within the node: across two nodes NCCL's search raises it while it stays under twice the
+     * speed between the nodes and the links carry the channels at it (each node's data crosses the network once,
+     * not twice as in a ring); otherwise the rings' speed.
+     */
+    static double treeSpeed(NcclGraph rings, Fabric fabric, int gpus, NcclFigures f, int computeCapability, int nodes) {
+        if (nodes != 2) {
+            return rings.speed;
+        }
+        double best = rings.speed;
+        for (double s : speeds(true, computeCapability)) {
+            if (s > best
+                    && s <= 2 * rings.speed
+                    && (gpus == 1
+                            || fabric.channelsAt(s, gpus, f, computeCapability, rings.channels) >= rings.channels)) {
+                best = s;
+            }
+        }
+        return best;
+    }
+
     private static double[] speeds(boolean net, int computeCapability) {
         boolean sm90 = computeCapability >= 90;
         return net ? (sm90 ? INTER_SM90 : INTER) : (sm90 ? INTRA_SM90 : INTRA);

@@ -22,11 +22,10 @@ import org.multigpulab.device.DeviceException;
  * Simple) a latency and a bandwidth, from the channels and the tables of {@link NcclTuning}; NCCL runs the pair its
  * model calls fastest, and so does "auto". Then the time nccl-tests would measure: the chosen pair on the channels
  * and threads {@code enqueue.cc} gives a collective of that size (fewer for small ones), its latency scaled to what
- * steps really take, and the kernel's launch ({@link NcclFigures}: the figures fitted on measurements).
+ * steps really take ({@link NcclFigures}: the figures fitted on measurements).
  *
- * <p>Not modelled: trees across more than two nodes that differ from rings' channels, NVLS across nodes (it needs
- * SHARP in the network, CollNet), the PCIe root complex and sockets between GPUs, transports slower to start than
- * InfiniBand (TCP sockets, EFA, TCPXO).
+ * <p>Not modelled: CollNet (SHARP in the network's switches), PCIe switches and sockets between GPUs, the start-up
+ * costs of transports other than InfiniBand's verbs (TCP sockets, EFA's SRD, GPUDirect-TCPXO).
  */
 final class NcclSystem implements CollectiveCostModel.CostedSystem {
 
@@ -40,8 +39,12 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
     private final int computeCapability;
     private final Generation generation;
     private final NcclGraph ring;
+    /** The tree's speed within the node (its channels are the rings'). */
+    private final double treeSpeed;
     /** Channels the communicator runs: the ring search's twice over, at most MAXCHANNELS (connect.cc). */
     private final int channels;
+    /** What one node's cards carry per GPU, GB/s: the network's share of each NVLS channel across nodes. */
+    private final double networkPerGpu;
 
     NcclSystem(DeviceProfile gpu, Topology topology, Nic nic, int nodes, int perNode, int nics, NcclFigures figures) {
         this.gpu = gpu;
@@ -55,7 +58,9 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
         this.generation = Generation.of(computeCapability);
         double nicBw = nic.bytesPerSec() / 1e9 * figures.get("nic-scale");
         this.ring = NcclGraph.rings(topology.fabric(), perNode, figures, computeCapability, nodes, nics, nicBw);
+        this.treeSpeed = NcclGraph.treeSpeed(ring, topology.fabric(), perNode, figures, computeCapability, nodes);
         this.channels = Math.min(NcclTuning.MAX_CHANNELS, 2 * ring.channels());
+        this.networkPerGpu = nics * Math.min(nicBw, topology.fabric().pciBw(figures)) / perNode;
     }
 
     /**
@@ -114,13 +119,12 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
     /** What nccl-tests would time for {@code a} with {@code p}, in µs. */
     private double measuredMicros(Algorithm a, Protocol p, Collective op, long bytes) {
         double share = 1;
-        if (a != Algorithm.NVLS) {
+        if (a == Algorithm.RING || a == Algorithm.TREE) {
             int threads = NcclTuning.maxThreads(a, p, ring.busBw());
             int used = NcclTuning.channelsFor(bytes, channels, threads, NcclTuning.threadThreshold(a, p, ranks()));
             share = (double) used / channels;
         }
-        return figures.get("launch-us")
-                + figures.get("latency-scale") * latencyMicros(a, p, op, bytes)
+        return figures.get("latency-scale") * latencyMicros(a, p, op, bytes)
                 + bytes / (1000 * bandwidth(a, p, op, bytes) * share);
     }
 
@@ -133,7 +137,7 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
         if (op == Collective.ALL_REDUCE) {
             possible.add(Algorithm.TREE);
             if (nvls()) {
-                possible.add(Algorithm.NVLS);
+                possible.add(nodes == 1 ? Algorithm.NVLS : Algorithm.NVLS_TREE);
             }
         }
         if (name.equals("auto")) {
@@ -142,22 +146,22 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
         Algorithm asked = switch (name) {
             case "ring" -> Algorithm.RING;
             case "tree" -> Algorithm.TREE;
-            case "nvls" -> Algorithm.NVLS;
+            case "nvls" -> nodes == 1 ? Algorithm.NVLS : Algorithm.NVLS_TREE;
             default -> throw new DeviceException("unknown algorithm '" + name + "'; choose auto, ring, tree or nvls");
         };
         if (!possible.contains(asked)) {
             throw new DeviceException(
-                    asked == Algorithm.NVLS && op == Collective.ALL_REDUCE
-                            ? "nvls needs NVSwitches that add (topology nvlink4) on one node; this system is "
+                    asked != Algorithm.TREE && op == Collective.ALL_REDUCE
+                            ? "nvls needs NVSwitches that add (topology nvlink4) and Hopper GPUs; this system is "
                                     + description()
                             : "NCCL runs " + op.option() + " as a ring only; drop --algo or choose ring");
         }
         return List.of(asked);
     }
 
-    /** NVLS: NVSwitches that add, Hopper or later, one node (across nodes it needs CollNet). */
+    /** NVLS: NVSwitches that add, Hopper or later; across nodes as NVLSTree. */
     private boolean nvls() {
-        return topology.transport() == Transport.NVLINK_SHARP && computeCapability >= 90 && nodes == 1;
+        return topology.transport() == Transport.NVLINK_SHARP && computeCapability >= 90;
     }
 
     /**
@@ -165,7 +169,7 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
      * Simple.
      */
     private List<Protocol> protocols(Algorithm a) {
-        if (a == Algorithm.NVLS) {
+        if (a == Algorithm.NVLS || a == Algorithm.NVLS_TREE) {
             return List.of(Protocol.SIMPLE);
         }
         boolean ll128 = topology.fabric().hop() == Hop.NVLINK
@@ -187,9 +191,16 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
 
     /** NCCL's algorithm bandwidth of {@code a} with {@code p}, GB/s, with its tree correction for the size. */
     private double bandwidth(Algorithm a, Protocol p, Collective op, long bytes) {
-        NcclGraph graph = a == Algorithm.NVLS ? nvlsGraph() : ring;
+        NcclGraph graph = a == Algorithm.NVLS || a == Algorithm.NVLS_TREE ? nvlsGraph() : ring;
         int ch = graph.channels();
-        double bus = graph.busBw();
+        double bus = switch (a) {
+            case RING, NVLS -> graph.busBw();
+            // across two nodes a tree's data crosses the network once each way, so its speed within the node may be
+            // higher; beyond two nodes, the network's speed
+            case TREE -> ch * treeSpeed;
+            // each GPU's channel reduces in the switch and sends its share through the node's cards
+            case NVLS_TREE -> ch * Math.min(graph.speed(), nodes <= 2 ? networkPerGpu : networkPerGpu / 2);
+        };
         if (topology.transport() == Transport.HOST_MEMORY) {
             // every byte is written to host memory and read back, by every GPU of the node at once
             double memory = topology.hostMemoryBytesPerSec() / 1e9 / (2.0 * perNode);
@@ -214,12 +225,12 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
                             ch * NcclTuning.treeLl128PerChannel(generation, nodes));
                 }
             }
-            case NVLS -> {}
+            case NVLS, NVLS_TREE -> {}
         }
         double algorithmBw = switch (a) {
             case RING -> bus * ranks() / steps(op);
             case TREE -> bus * .5 * NcclTuning.treeCorrection(p, bytes);
-            case NVLS -> bus * 5.0 / 6.0;
+            case NVLS, NVLS_TREE -> bus * 5.0 / 6.0;
         };
         return algorithmBw;
     }
@@ -242,7 +253,8 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
         double inter = NcclTuning.hopMicros(Hop.NET, a, p);
         return switch (a) {
             case TREE -> base + 2 * ((perNode - 1) * intra + NcclTuning.log2(nodes) * inter);
-            case NVLS -> intra + (nodes > 1 ? inter : 0);
+            case NVLS -> intra;
+            case NVLS_TREE -> intra + 2 * NcclTuning.log2(nodes) * inter;
             case RING -> {
                 int steps = steps(op);
                 if (op == Collective.BROADCAST || op == Collective.REDUCE) {

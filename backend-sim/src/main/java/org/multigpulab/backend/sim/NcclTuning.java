@@ -11,8 +11,10 @@ final class NcclTuning {
     enum Algorithm {
         RING,
         TREE,
-        /** NVLink SHARP: the NVSwitch adds (NCCL's NVLS), one node only here. */
-        NVLS
+        /** NVLink SHARP: the NVSwitch adds (NCCL's NVLS), on one node. */
+        NVLS,
+        /** NVLink SHARP within each node and a tree of the nodes between them (NCCL's NVLSTree). */
+        NVLS_TREE
     }
 
     enum Protocol {
@@ -49,7 +51,7 @@ final class NcclTuning {
         return switch (a) {
             case TREE -> tree[p.ordinal()];
             case RING -> ring[p.ordinal()];
-            case NVLS -> 0;
+            case NVLS, NVLS_TREE -> 0;
         };
     }
 
@@ -57,11 +59,12 @@ final class NcclTuning {
     static double hopMicros(Hop hop, Algorithm a, Protocol p) {
         double[][] tree = {{.6, 1.25, 28}, {1.0, 1.9, 28}, {5.0, 8.5, 28}};
         double[][] ring = {{.6, 1.9, 3.4}, {1.0, 2.5, 5.7}, {2.7, 4.0, 14.0}};
-        double[] nvls = {25, 0, 18};
+        double[] nvls = {25, 0, 18}, nvlsTree = {25, 0, 14};
         return switch (a) {
             case TREE -> tree[hop.ordinal()][p.ordinal()];
             case RING -> ring[hop.ordinal()][p.ordinal()];
             case NVLS -> nvls[hop.ordinal()];
+            case NVLS_TREE -> nvlsTree[hop.ordinal()];
         };
     }
 

@@ -69,9 +69,9 @@ record Topology(
     private static final double DDR5_4800_CHANNEL = 38.4 * G;
 
     static final List<Topology> ALL = List.of(
-            new Topology("pcie3", "PCIe 3", PCIE3, PCIE3, true, Transport.PCIE_P2P, 0, new Fabric.Pcie(3, true)),
-            new Topology("pcie4", "PCIe 4", PCIE4, PCIE4, true, Transport.PCIE_P2P, 0, new Fabric.Pcie(4, true)),
-            new Topology("pcie5", "PCIe 5", PCIE5, PCIE5, true, Transport.PCIE_P2P, 0, new Fabric.Pcie(5, true)),
+            new Topology("pcie3", "PCIe 3", PCIE3, PCIE3, true, Transport.PCIE_P2P, 0, new Fabric.Pcie(3, true, 1)),
+            new Topology("pcie4", "PCIe 4", PCIE4, PCIE4, true, Transport.PCIE_P2P, 0, new Fabric.Pcie(4, true, 1)),
+            new Topology("pcie5", "PCIe 5", PCIE5, PCIE5, true, Transport.PCIE_P2P, 0, new Fabric.Pcie(5, true, 1)),
             // An older desktop or workstation whose GeForce cards have no peer-to-peer, on PCIe 3; the host an
             // assumption: two channels of DDR4-3200 (JEDEC: 25.6 GB/s each).
             new Topology(
@@ -82,7 +82,18 @@ record Topology(
                     true,
                     Transport.HOST_MEMORY,
                     2 * 25.6 * G,
-                    new Fabric.Pcie(3, false)),
+                    new Fabric.Pcie(3, false, 1)),
+            // Two GeForce cards without peer-to-peer under one PCIe 3 switch (nvidia-smi topo: PIX), as in many rented
+            // servers: their traffic through host memory shares the switch's x16 link to the host
+            new Topology(
+                    "pcie3-switch-host",
+                    "PCIe 3 switch without P2P",
+                    PCIE3,
+                    PCIE3,
+                    true,
+                    Transport.HOST_MEMORY,
+                    2 * 25.6 * G,
+                    new Fabric.Pcie(3, false, 2)),
             // GeForce cards have no peer-to-peer, so NCCL stages through host memory. The host is an assumption,
             // not a measurement: a desktop with two channels of DDR5-4800.
             new Topology(
@@ -93,7 +104,7 @@ record Topology(
                     true,
                     Transport.HOST_MEMORY,
                     2 * DDR5_4800_CHANNEL,
-                    new Fabric.Pcie(4, false)),
+                    new Fabric.Pcie(4, false, 1)),
             // A server with two Xeon Platinum 8480+ (Intel ARK: 8 channels of DDR5-4800 each).
             new Topology(
                     "pcie5-host",
@@ -103,7 +114,7 @@ record Topology(
                     true,
                     Transport.HOST_MEMORY,
                     2 * 8 * DDR5_4800_CHANNEL,
-                    new Fabric.Pcie(5, false)),
+                    new Fabric.Pcie(5, false, 1)),
             // A textbook figure, not a datasheet's: DGX-1's hybrid cube mesh of V100s as d2l §12.7 counts it,
             // 18 GB/s per NVLink 2 link and three links' worth for each GPU in a ring (the datasheet's 6 links ×
             // 25 GB/s are not all on one ring).

@@ -273,9 +273,11 @@ class SimTimelineTest {
 
     @Test
     void badOptionsAreNamed() {
-        assertTrue(assertThrows(DeviceException.class, () -> open(1, "profile", "k80"))
-                .getMessage()
-                .contains("unknown device profile 'k80'; choose t4, v100, a100, h100, h200, rtx4090, rtx5090 or host"));
+        assertTrue(
+                assertThrows(DeviceException.class, () -> open(1, "profile", "k80"))
+                        .getMessage()
+                        .contains(
+                                "unknown device profile 'k80'; choose t4, v100, a100, h100, h200, rtx2080ti, rtx4090, rtx5090 or host"));
         assertTrue(assertThrows(DeviceException.class, () -> open(1, "topology", "ethernet"))
                 .getMessage()
                 .contains("unknown topology 'ethernet'"));

@@ -11,6 +11,7 @@ import org.multigpulab.device.CollectiveCostModel.Collective;
 import org.multigpulab.device.CollectiveCostModel.CostedSystem;
 import org.multigpulab.device.CollectiveCostModel.SystemSpec;
 import org.multigpulab.lessons.collectives.ByteSize;
+import org.multigpulab.lessons.collectives.Fit;
 import org.multigpulab.lessons.collectives.Measurement;
 import org.multigpulab.lessons.collectives.PerfRow;
 import org.multigpulab.lessons.collectives.Validation;
@@ -33,7 +34,9 @@ import picocli.CommandLine.Option;
         description = {
             "nccl-tests' *_perf for simulated systems: a collective's time, algbw and busbw per size.",
             "The sim backend's cost model of NCCL predicts them (no data moves). Flags -b -e -f -i as nccl-tests'.",
-            "With --validate: the model against published all_reduce_perf measurements of real systems."
+            "With --validate: the model against published nccl-tests measurements of real systems, its fitted",
+            "figures fitted on the calibration set only and its error reported on the validation set. With --fit:",
+            "the fit itself."
         })
 final class CollectivesCommand implements Callable<Integer> {
 
@@ -102,6 +105,11 @@ final class CollectivesCommand implements Callable<Integer> {
     boolean validate;
 
     @Option(
+            names = "--fit",
+            description = "Fit the model's fitted figures on the calibration set and print them beside its own.")
+    boolean fit;
+
+    @Option(
             names = "--plot-dir",
             paramLabel = "DIR",
             description = "Where --validate writes its charts (default runs/<date>T<time>/).")
@@ -114,6 +122,9 @@ final class CollectivesCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         CollectiveCostModel model = CollectiveCostModel.find();
+        if (fit) {
+            return fit(model, out);
+        }
         if (validate) {
             return validate(model, out);
         }
@@ -163,11 +174,33 @@ final class CollectivesCommand implements Callable<Integer> {
 
     private Integer validate(CollectiveCostModel model, PrintWriter out) {
         Path dir = PlotDir.choose(plotDir);
-        Validation v = Validation.of(model, Measurement.all());
-        out.println("# the cost model against published all_reduce_perf measurements (busbw, out-of-place)");
-        v.report().forEach(out::println);
-        List<Path> files = v.charts(model, dir);
+        Validation calibration = Validation.of(model, Measurement.calibration());
+        out.println("# the calibration set: published nccl-tests runs the fitted figures were fitted on (busbw)");
+        calibration.report().forEach(out::println);
+        out.println();
+        Validation validation = Validation.of(model, Measurement.validation());
+        out.println("# the validation set: published nccl-tests runs kept apart from the fit (busbw)");
+        validation.report().forEach(out::println);
+        Validation.Goal.ISSUE_49.report(validation).forEach(out::println);
+        List<Path> files = new ArrayList<>(calibration.charts(model, dir));
+        files.addAll(validation.charts(model, dir));
         out.println("charts: " + files.size() + " files in " + dir);
+        out.flush();
+        return 0;
+    }
+
+    private Integer fit(CollectiveCostModel model, PrintWriter out) {
+        Fit f = Fit.of(model, Measurement.calibration());
+        out.println("# the fitted figures, fitted on the calibration set ("
+                + Measurement.calibration().size() + " measurements): least mean squared log error of busbw");
+        f.figures()
+                .forEach((name, value) -> out.printf(
+                        Locale.ROOT,
+                        "%-16s fitted %10.4f   the model's %10.4f%n",
+                        name,
+                        value,
+                        model.figures().get(name)));
+        out.printf(Locale.ROOT, "rms log error on the calibration set: %.3f%n", f.rmsLogError());
         out.flush();
         return 0;
     }

@@ -23,16 +23,18 @@ final class DeviceOptions {
     @Option(
             names = "--profile",
             paramLabel = "GPU",
-            description = "For --backend sim: the GPUs whose time is simulated: t4, v100, a100, h100, h200, rtx4090,"
-                    + " rtx5090, or host (this machine, measured at start). Default: t4.")
+            description =
+                    "For --backend sim: the GPUs whose time is simulated: t4, v100, a100, h100, h200, rtx2080ti, rtx4090,"
+                            + " rtx5090, or host (this machine, measured at start). Default: t4.")
     String profile;
 
     @Option(
             names = "--topology",
             paramLabel = "LINK",
             description =
-                    "For --backend sim: how the GPUs are connected: pcie3, pcie4, pcie5, pcie4-host, pcie5-host"
-                            + " (no P2P), nvlink2, nvlink3, nvlink4, host. Default: the profile's usual one (t4: pcie3, v100: nvlink2, a100: nvlink3, ...).")
+                    "For --backend sim: how the GPUs are connected: pcie3, pcie4, pcie5, pcie3-host,"
+                            + " pcie3-switch-host, pcie4-host, pcie5-host (no P2P), nvlink2, nvlink3, nvlink4,"
+                            + " nvlink4-bridge, host. Default: the profile's usual one (t4: pcie3, v100: nvlink2, a100: nvlink3, ...).")
     String topology;
 
     @Option(

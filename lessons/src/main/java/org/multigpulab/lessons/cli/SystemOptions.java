@@ -24,20 +24,23 @@ final class SystemOptions {
             names = "--profile",
             paramLabel = "GPU",
             defaultValue = "t4",
-            description = "The GPU: t4, v100, a100, h100, h200, rtx4090, rtx5090 (default ${DEFAULT-VALUE}).")
+            description =
+                    "The GPU: t4, v100, a100, h100, h200, rtx2080ti, rtx4090, rtx5090 (default ${DEFAULT-VALUE}).")
     String profile;
 
     @Option(
             names = "--topology",
             paramLabel = "LINK",
-            description = "How GPUs of a node connect: pcie3, pcie4, pcie5, pcie4-host, pcie5-host (no P2P),"
-                    + " nvlink2, nvlink3, nvlink4 (default: the profile's own).")
+            description = "How GPUs of a node connect: pcie3, pcie4, pcie5; without P2P pcie3-host, pcie3-switch-host"
+                    + " (two GPUs share a PCIe switch), pcie4-host, pcie5-host; nvlink2 (DGX-1's hybrid cube mesh),"
+                    + " nvlink3, nvlink4 (NVSwitch), nvlink4-bridge (two H100 PCIe) (default: the profile's own).")
     String topology;
 
     @Option(
             names = "--nic",
             paramLabel = "NIC",
-            description = "Network card between nodes: edr, hdr, ndr, roce100, eth200 (default: a DGX's, by GPU).")
+            description =
+                    "Network card between nodes: edr, hdr, ndr, roce100, roce200, eth200, efa (default: a DGX's, by GPU).")
     String nic;
 
     /** Checks the counts, and that a network card is asked for only where one is crossed, before any work. */

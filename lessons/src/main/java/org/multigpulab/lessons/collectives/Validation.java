@@ -25,6 +25,40 @@ public record Validation(List<Comparison> comparisons) {
     /** The sizes below which a collective is counted small: 1 MB. */
     public static final long SMALL = 1L << 20;
 
+    /**
+     * The goal a model is held to on the validation set: the median |error| from 16 MB, the worst ratio from 16 MB,
+     * the worst ratio below 1 MB.
+     */
+    public record Goal(double medianLarge, double worstLarge, double worstSmall) {
+
+        /** Issue 49's goal: median at most 10 %, none beyond 1.5× from 16 MB, none beyond 2× below 1 MB. */
+        public static final Goal ISSUE_49 = new Goal(0.10, 1.5, 2.0);
+
+        public boolean metBy(Validation v) {
+            return v.medianLargeError() <= medianLarge
+                    && v.worstRatio(true) <= worstLarge
+                    && v.worstRatio(false) <= worstSmall;
+        }
+
+        /** One line per bound: the goal, what {@code v} reached, and whether it holds. */
+        public List<String> report(Validation v) {
+            return List.of(
+                    line("median |error| at 16M and more", "%.0f%%", 100 * medianLarge, 100 * v.medianLargeError()),
+                    line("worst ratio at 16M and more", "%.2fx", worstLarge, v.worstRatio(true)),
+                    line("worst ratio below 1M", "%.2fx", worstSmall, v.worstRatio(false)));
+        }
+
+        private static String line(String what, String format, double goal, double reached) {
+            return String.format(
+                    Locale.ROOT,
+                    "goal: %-31s at most " + format + ", reached " + format + ": %s",
+                    what,
+                    goal,
+                    reached,
+                    reached <= goal ? "met" : "missed");
+        }
+    }
+
     /** One measured size of one system, and what the model says of it. */
     public record Comparison(Measurement system, long bytes, double measured, double modelled, String algorithm) {
 
