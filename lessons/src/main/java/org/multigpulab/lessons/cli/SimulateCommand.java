@@ -3,12 +3,14 @@ package org.multigpulab.lessons.cli;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.AtomicFile;
+import org.multigpulab.lessons.lesson.PublishedRuns;
 import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -94,6 +96,14 @@ final class SimulateCommand implements Callable<Integer> {
                     + " DataLoader (measured by scripts/pytorch-host.py).")
     boolean pytorchHost;
 
+    @Option(
+            names = "--host-cpu",
+            paramLabel = "NAME",
+            description = "The processor that runs the notebook's host (with --pytorch-host): lab-zen5 (where"
+                    + " scripts/pytorch-host.py measured it, the default), xeon-e5-2686v4 (AWS p3, a guess for the"
+                    + " book's builds), colab-broadwell; scaled by PassMark's single-thread ratings.")
+    String hostCpu;
+
     @Option(names = "--trace", paramLabel = "FILE", description = "The epoch as a Chrome trace (ui.perfetto.dev).")
     Path trace;
 
@@ -105,6 +115,9 @@ final class SimulateCommand implements Callable<Integer> {
             AtomicFile.checkWritable("--trace", trace);
         }
         simulated.check();
+        if (hostCpu != null && !pytorchHost) {
+            throw new UserError("--host-cpu is the processor of the notebook's host program; add --pytorch-host");
+        }
         int batchSize = batch.size(simulated.gpus);
         // The trainer runs such a batch (the GPUs past its last image compute nothing), but an epoch whose GPUs
         // idle is not a system worth timing
@@ -125,7 +138,8 @@ final class SimulateCommand implements Callable<Integer> {
                 trainSamples,
                 AllReduceAlgorithm.named(allreduce),
                 buckets.bytes(),
-                pytorchHost);
+                pytorchHost,
+                hostCpu);
         long start = System.nanoTime();
         TimeOnlyEpoch.Result r = TimeOnlyEpoch.run(setup, trace);
         double wall = (System.nanoTime() - start) / 1e9;
@@ -168,10 +182,26 @@ final class SimulateCommand implements Callable<Integer> {
                             + " %s sec/epoch%n",
                     TrainResult.seconds(r.hostProgramSec()),
                     TrainResult.seconds(r.withDataLoaderSec()));
+            bookRange(batchSize)
+                    .ifPresent(book -> out.printf(
+                            Locale.ROOT,
+                            "the book: %s; this prediction %s sec/epoch %s it%n",
+                            book.describe(),
+                            TrainResult.seconds(r.withDataLoaderSec()),
+                            book.holds(r.withDataLoaderSec()) ? "inside" : "outside"));
         }
         if (trace != null) {
             out.println("trace: " + trace);
         }
         return 0;
+    }
+
+    /** The book's published V100 runs of this setting, where the book ran it (all of an epoch, on one node). */
+    private Optional<PublishedRuns.Range> bookRange(int batchSize) {
+        boolean asTheBook = simulated.profile.equalsIgnoreCase("v100")
+                && simulated.nodes == 1
+                && trainSamples == 60000
+                && simulated.topology == null;
+        return asTheBook ? PublishedRuns.forSetting(modelName, simulated.gpus, batchSize) : Optional.empty();
     }
 }

@@ -41,7 +41,8 @@ public final class TimeOnlyEpoch {
      * training {@code model} on {@code trainSamples} images in global batches of {@code batchSize}, gradients summed
      * with {@code allReduce}, in buckets of {@code bucketBytes} (0: every parameter after the backward pass); the
      * host only launching, or with {@code pytorchHost} running the notebook's PyTorch program (the sim backend's
-     * {@code host-model=pytorch}).
+     * {@code host-model=pytorch}) on processor {@code hostCpu} (the sim's {@code host-cpu}; null: the one its
+     * figures were measured on).
      */
     public record Setup(
             int gpus,
@@ -54,13 +55,42 @@ public final class TimeOnlyEpoch {
             int trainSamples,
             AllReduceAlgorithm allReduce,
             long bucketBytes,
-            boolean pytorchHost) {
+            boolean pytorchHost,
+            String hostCpu) {
 
         public Setup {
             if (gpus < 1 || nodes < 1 || gpus % nodes != 0) {
                 throw new UserError(gpus + " GPUs do not split evenly over " + nodes
                         + " nodes; choose --gpus a multiple of --nodes (both 1 or more)");
             }
+        }
+
+        /** The setup with the notebook's host, if any, on the processor its figures were measured on. */
+        public Setup(
+                int gpus,
+                int nodes,
+                String profile,
+                String topology,
+                String nic,
+                Model model,
+                int batchSize,
+                int trainSamples,
+                AllReduceAlgorithm allReduce,
+                long bucketBytes,
+                boolean pytorchHost) {
+            this(
+                    gpus,
+                    nodes,
+                    profile,
+                    topology,
+                    nic,
+                    model,
+                    batchSize,
+                    trainSamples,
+                    allReduce,
+                    bucketBytes,
+                    pytorchHost,
+                    null);
         }
 
         public int gpusPerNode() {
@@ -103,6 +133,9 @@ public final class TimeOnlyEpoch {
         }
         if (setup.pytorchHost()) {
             options.put("host-model", "pytorch");
+            if (setup.hostCpu() != null) {
+                options.put("host-cpu", setup.hostCpu());
+            }
         }
         List<Device> devices = Backends.open("sim", new DeviceRequest(setup.gpusPerNode(), options));
         TrainConfig config = new TrainConfig(1, setup.batchSize(), 0.2f, 1, false, false)
