@@ -61,7 +61,9 @@ record HostModel(
      * begins it. The notebook's allreduce of one parameter is one call for all devices: device 0's range carries it.
      * DDP's reducer launches a bucket's allreduce from C++ inside the backward pass, and broadcasts buffers from
      * C++ too: no Python of their own, their kernels' launches charged per launch by the profile; so is the sum
-     * across processes, which the notebook has none of.
+     * across processes, which the notebook has none of. {@code nn.DataParallel}'s reduce onto device 0 and its
+     * {@code replicate} are Python, but unmeasured (they run on CUDA devices only, which
+     * {@code scripts/pytorch-host.py} does not have): charged nothing.
      */
     double seconds(StepPart part, int device, int devices) {
         return switch (part) {
@@ -74,7 +76,9 @@ record HostModel(
                     StepPart.CrossProcessAllReduce _,
                     StepPart.BufferBroadcast _,
                     StepPart.GradientReduceScatter _,
-                    StepPart.ParameterAllGather _ -> 0;
+                    StepPart.ParameterAllGather _,
+                    StepPart.GradientReduce _,
+                    StepPart.ParameterBroadcast _ -> 0;
         };
     }
 

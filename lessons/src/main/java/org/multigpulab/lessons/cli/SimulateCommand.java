@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ReplicaUpdate;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.AtomicFile;
@@ -84,6 +85,15 @@ final class SimulateCommand implements Callable<Integer> {
     BucketOption buckets;
 
     @Option(
+            names = "--parallel",
+            paramLabel = "KIND",
+            defaultValue = "replicas",
+            description = "replicas (every GPU updates its replica from the all-reduced gradients: the notebook,"
+                    + " DDP) or dataparallel (nn.DataParallel of §12.6: gradients reduced onto GPU 0, its step, its"
+                    + " parameters broadcast). Default: ${DEFAULT-VALUE}.")
+    String parallel;
+
+    @Option(
             names = "--train-samples",
             paramLabel = "N",
             defaultValue = "60000",
@@ -139,7 +149,8 @@ final class SimulateCommand implements Callable<Integer> {
                 AllReduceAlgorithm.named(allreduce),
                 buckets.bytes(),
                 pytorchHost,
-                hostCpu);
+                hostCpu,
+                replicaUpdate());
         long start = System.nanoTime();
         TimeOnlyEpoch.Result r = TimeOnlyEpoch.run(setup, trace);
         double wall = (System.nanoTime() - start) / 1e9;
@@ -196,12 +207,28 @@ final class SimulateCommand implements Callable<Integer> {
         return 0;
     }
 
+    private ReplicaUpdate replicaUpdate() {
+        return switch (parallel) {
+            case "replicas" -> ReplicaUpdate.EACH;
+            case "dataparallel" -> {
+                if (simulated.nodes > 1 || buckets.bytes() > 0) {
+                    throw new UserError("--parallel dataparallel runs in one node without buckets, as nn.DataParallel;"
+                            + " leave out --nodes and --bucket-mb, or use --parallel replicas");
+                }
+                yield ReplicaUpdate.FROM_DEVICE_0;
+            }
+            default -> throw new UserError("--parallel must be replicas or dataparallel, not '" + parallel + "'");
+        };
+    }
+
     /** The book's published V100 runs of this setting, where the book ran it (all of an epoch, on one node). */
     private Optional<PublishedRuns.Range> bookRange(int batchSize) {
+        // §12.6 sums its gradients with nn.DataParallel, which on one GPU runs the model alone
         boolean asTheBook = simulated.profile.equalsIgnoreCase("v100")
                 && simulated.nodes == 1
                 && trainSamples == 60000
-                && simulated.topology == null;
+                && simulated.topology == null
+                && (!modelName.equals("resnet18") || simulated.gpus == 1 || parallel.equals("dataparallel"));
         return asTheBook ? PublishedRuns.forSetting(modelName, simulated.gpus, batchSize) : Optional.empty();
     }
 }

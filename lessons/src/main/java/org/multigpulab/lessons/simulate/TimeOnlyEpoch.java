@@ -11,6 +11,7 @@ import org.multigpulab.core.data.ImageShape;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ReplicaUpdate;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Backends;
@@ -42,7 +43,8 @@ public final class TimeOnlyEpoch {
      * with {@code allReduce}, in buckets of {@code bucketBytes} (0: every parameter after the backward pass); the
      * host only launching, or with {@code pytorchHost} running the notebook's PyTorch program (the sim backend's
      * {@code host-model=pytorch}) on processor {@code hostCpu} (the sim's {@code host-cpu}; null: the one its
-     * figures were measured on).
+     * figures were measured on); the parameters updated on every replica, or as {@code replicaUpdate} says
+     * ({@code nn.DataParallel}'s on device 0).
      */
     public record Setup(
             int gpus,
@@ -56,7 +58,8 @@ public final class TimeOnlyEpoch {
             AllReduceAlgorithm allReduce,
             long bucketBytes,
             boolean pytorchHost,
-            String hostCpu) {
+            String hostCpu,
+            ReplicaUpdate replicaUpdate) {
 
         public Setup {
             if (gpus < 1 || nodes < 1 || gpus % nodes != 0) {
@@ -65,7 +68,10 @@ public final class TimeOnlyEpoch {
             }
         }
 
-        /** The setup with the notebook's host, if any, on the processor its figures were measured on. */
+        /**
+         * The setup with the notebook's host, if any, on the processor its figures were measured on, every replica
+         * updating itself.
+         */
         public Setup(
                 int gpus,
                 int nodes,
@@ -90,7 +96,8 @@ public final class TimeOnlyEpoch {
                     allReduce,
                     bucketBytes,
                     pytorchHost,
-                    null);
+                    null,
+                    ReplicaUpdate.EACH);
         }
 
         public int gpusPerNode() {
@@ -141,6 +148,7 @@ public final class TimeOnlyEpoch {
         TrainConfig config = new TrainConfig(1, setup.batchSize(), 0.2f, 1, false, false)
                 .withAllReduce(setup.allReduce())
                 .withBucketBytes(setup.bucketBytes())
+                .withReplicaUpdate(setup.replicaUpdate())
                 .withProcessGroup(setup.nodes() == 1 ? ProcessGroup.SINGLE : ProcessGroup.firstOfAbsent(setup.nodes()));
         Timeline timeline = devices.getFirst().timeline().orElseThrow();
         EpochShares shares = new EpochShares(timeline);
