@@ -10,8 +10,9 @@ import org.multigpulab.device.StepPart;
  * {@code nn.DataParallel}'s collectives around device 0 ({@link ReplicaUpdate#FROM_DEVICE_0}): every replica's
  * gradients reduce-added onto device 0, and device 0's parameters broadcast to the others, both over the flat
  * tensors in chunks of {@link #CHUNK_BYTES}, as {@code torch.cuda.comm}'s {@code reduce_add_coalesced} and
- * {@code broadcast_coalesced} take them (the flattening copies they make the flat layout here saves). One process
- * only. Not thread-safe.
+ * {@code broadcast_coalesced} take them. They flatten each chunk into one tensor and back with copy kernels; the
+ * replicas' flat layout here needs none, so those copies (about 0.3 ms a step for ResNet-18 on a V100) are not
+ * made or charged. One process only. Not thread-safe.
  */
 public final class DeviceZeroCollectives {
 

@@ -36,7 +36,9 @@ import picocli.CommandLine.Option;
             "",
             "Examples:",
             "  ./lab simulate --gpus 8 --batch-size 256            what ./lab train --gpus 8 would simulate",
-            "  ./lab simulate --gpus 1024 --nodes 128 --profile h100 --trace t.json"
+            "  ./lab simulate --gpus 1024 --nodes 128 --profile h100 --trace t.json",
+            "  ./lab simulate --profile v100 --gpus 2 --batch-size 256 --pytorch-host --host-cpu xeon-e5-2686v4",
+            "                                                       the book's §12.5 beside its published runs"
         })
 final class SimulateCommand implements Callable<Integer> {
 
@@ -156,7 +158,7 @@ final class SimulateCommand implements Callable<Integer> {
         double wall = (System.nanoTime() - start) / 1e9;
         out.printf(
                 Locale.ROOT,
-                "%s: %d images in %d step%s of %d (%d per GPU), model %s, allreduce %s%n",
+                "%s: %d images in %d step%s of %d (%d per GPU), model %s, %s%n",
                 r.description(),
                 trainSamples,
                 r.steps(),
@@ -164,7 +166,9 @@ final class SimulateCommand implements Callable<Integer> {
                 batchSize,
                 Math.ceilDiv(batchSize, simulated.gpus),
                 modelName,
-                allreduce);
+                parallel.equals("dataparallel")
+                        ? "nn.DataParallel's reduce onto GPU 0 and broadcast from it"
+                        : "allreduce " + allreduce);
         if (simulated.nodes > 1) {
             out.printf(
                     Locale.ROOT,
