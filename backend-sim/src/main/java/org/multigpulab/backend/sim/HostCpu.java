@@ -31,8 +31,8 @@ record HostCpu(String name, String displayName, double singleThreadRating, int c
     /**
      * The processor {@code scripts/pytorch-host.py}'s figures come from: this lab's 2-vCPU VM, which /proc/cpuinfo
      * names "AMD EPYC, family 26, model 2" (Zen 5, EPYC 9005 "Turin"; the VM does not name the part). It runs one
-     * thread at 3.3–3.5 GHz: a chain of dependent adds, one a cycle, took 4·2·10⁹ cycles in 2.3–2.4 s of the
-     * thread's processor time (five runs, a 10-line C loop under {@code CLOCK_THREAD_CPUTIME_ID}).
+     * thread at 3.3–3.5 GHz: {@code scripts/core-clock.c} gave 3.46, 3.38, 3.32, 3.33 and 3.32 (3.21 and 3.28 with a
+     * build running beside it).
      */
     static final HostCpu MEASURED =
             rated("lab-zen5", "the lab's 2-vCPU AMD EPYC (Zen 5)", ZEN4_EPYC_9454P, ZEN5_OVER_ZEN4, 3.4, 2);
