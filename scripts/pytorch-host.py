@@ -13,6 +13,7 @@ charged by the model separately.
 import argparse
 import gzip
 import os
+import resource
 import shutil
 import statistics
 import tempfile
@@ -81,8 +82,13 @@ def step_parts(repeats):
         box["l"].backward()
 
     backward = median_us(forward_backward, repeats) - forward
-    sgd_us = median_us(lambda: sgd(params, 0.2, 1), repeats)
-    grads = [[torch.zeros(p.shape) for p in params] for _ in range(3)]
+    # SGD and the allreduce on parameters of one element each: their Python and dispatch cost is per tensor,
+    # while on a GPU their arithmetic is the kernels' (a 400 KB temporary per call costs this processor page faults)
+    ones = [torch.zeros(1, requires_grad=True) for _ in params]
+    for p in ones:
+        p.grad = torch.zeros(1)
+    sgd_us = median_us(lambda: sgd(ones, 0.2, 1), repeats)
+    grads = [[torch.zeros(1) for _ in params] for _ in range(3)]
     one = median_us(lambda: [allreduce([g[i] for g in grads[:2]]) for i in range(8)], repeats) / 8
     two = median_us(lambda: [allreduce([g[i] for g in grads[:3]]) for i in range(8)], repeats) / 8
     batch = torch.rand(256, 1, 28, 28)
@@ -110,10 +116,29 @@ def fashion_mnist(source):
     return root, torchvision.datasets.FashionMNIST(root=root, train=True, transform=transforms.ToTensor())
 
 
+def processor():
+    """The processor these figures come from, as /proc/cpuinfo names it: model name, family and model."""
+    fields = {}
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+            if not line.strip():
+                break
+    return f"{fields.get('model name')}, family {fields.get('cpu family')}, model {fields.get('model')}"
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def loader_parts(source, images):
     """Per image, in processor time: the dataset's __getitem__ (a PIL image, then ToTensor), and that with the
-    default collate into batches of 256, in one process; and the wall time per image of the notebook's DataLoader
-    (batch 256, shuffled, 4 worker processes, their start included) over `images` images, for comparison."""
+    default collate into batches of 256, in one process; the notebook's DataLoader (batch 256, shuffled, 4 worker
+    processes) split into its workers' processor time (their start, the images, collation into shared memory,
+    sending the batches: read once they exit) and the host thread's (starting them, receiving the batches); and
+    its wall time per image over `images` images, for comparison."""
     root, train = fashion_mnist(source)
     try:
         start = time.thread_time()
@@ -124,11 +149,15 @@ def loader_parts(source, images):
         start = time.thread_time()
         batches = sum(1 for _ in data.DataLoader(subset, 256, shuffle=False, num_workers=0))
         in_process = (time.thread_time() - start) * 1e6
-        start = time.perf_counter()
+        children, host, start = children_cpu(), time.thread_time(), time.perf_counter()
         sum(1 for _ in data.DataLoader(subset, 256, shuffle=True, num_workers=4))
         workers = (time.perf_counter() - start) * 1e6
+        host = (time.thread_time() - host) * 1e6
+        children = (children_cpu() - children) * 1e6
         return {
             "loader_us_per_image": in_process / images,
+            "loader_4_workers_cpu_us_per_image": children / images,
+            "loader_4_workers_host_us_per_image": host / images,
             "getitem_us_per_image": per_image,
             "loader_4_workers_us_per_image": workers / images,
             "batches": batches,
@@ -145,6 +174,7 @@ def main():
     parser.add_argument("--images", type=int, default=10240)
     args = parser.parse_args()
     print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, 1 thread, {os.cpu_count()} cores")
+    print(f"processor: {processor()}")
     for name, value in {**step_parts(args.repeats), **loader_parts(args.data, args.images)}.items():
         print(f"{name:40s} {value:10.1f}" if isinstance(value, float) else f"{name:40s} {value:10d}")
 

@@ -75,4 +75,18 @@ public sealed interface StepPart {
             return "all-gather parameters for " + before;
         }
     }
+
+    /** Every replica's gradients reduce-added onto device 0 ({@code nn.DataParallel}'s backward of its broadcast). */
+    record GradientReduce() implements StepPart {
+        public String name() {
+            return "reduce gradients onto device 0";
+        }
+    }
+
+    /** Device 0's parameters copied to the other replicas ({@code nn.DataParallel}'s {@code replicate}). */
+    record ParameterBroadcast() implements StepPart {
+        public String name() {
+            return "broadcast parameters";
+        }
+    }
 }

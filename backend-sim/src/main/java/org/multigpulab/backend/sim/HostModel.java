@@ -6,40 +6,64 @@ import org.multigpulab.device.StepPart;
  * The notebook's host program, PyTorch from Python, as the host thread's seconds for each part of a step: per
  * device its shard's split, forward and loss ({@code forward}), {@code backward} (autograd's engine launching every
  * backward op) and {@code sgd}; per parameter the notebook's {@code allreduce}, plus a share for each device after
- * the first; and the {@code DataLoader}'s processor time per image (a PIL image, {@code ToTensor}, collation),
- * spent by worker processes on the machine's {@code cores} beside the host thread. All measured by
- * {@code scripts/pytorch-host.py} with Debian's python3-torch 1.13 on this lab's 2-core machine
- * (docs/ARCHITECTURE.md, "The notebook's host", has its output): processor time of one thread on shards of one
- * image, so that the arithmetic is small.
+ * the first; and its {@code DataLoader}'s processor time per image: in its {@code workers} worker processes
+ * (a PIL image, {@code ToTensor}, collation into shared memory, the workers' start) and on the host thread
+ * (receiving the batches), on a processor of {@code cores}. All measured by {@code scripts/pytorch-host.py}
+ * with Debian's python3-torch 1.13 on {@link HostCpu#MEASURED} (docs/ARCHITECTURE.md, "The notebook's host", has
+ * its output): processor time of one thread on shards of one image, so that the arithmetic is small; on another
+ * processor, {@link #on} scales each figure by the two processors' single-thread ratings.
  *
- * <p>What the model leaves out: the processor's speed (Colab's is not this machine's), the kernels' own launches
- * (charged per launch by the profile), and the call of {@code torch.cuda.synchronize}, whose wait the timeline
- * already has.
+ * <p>What the model leaves out: the kernels' own launches (charged per launch by the profile), and the call of
+ * {@code torch.cuda.synchronize}, whose wait the timeline already has.
  */
 record HostModel(
+        HostCpu cpu,
         double forwardSec,
         double backwardSec,
         double sgdSec,
         double splitSec,
         double allReducePerParameterSec,
         double allReducePerPeerSec,
-        double loaderPerImageSec,
-        int cores) {
+        double loaderWorkersPerImageSec,
+        double loaderHostPerImageSec,
+        int workers) {
 
     static final String PYTORCH = "pytorch";
 
     private static final double US = 1e-6;
 
-    /** scripts/pytorch-host.py's figures on this machine (the run in docs/ARCHITECTURE.md). */
-    static final HostModel MEASURED =
-            new HostModel(375.3 * US, 1511.9 * US, 164.7 * US, 2.3 * US, 2.4 * US, 9.7 * US, 53.5 * US, 2);
+    /**
+     * scripts/pytorch-host.py's figures on {@link HostCpu#MEASURED}, the means of two runs of
+     * {@code /usr/bin/python3 -W ignore scripts/pytorch-host.py --images 60000} (docs/ARCHITECTURE.md); the
+     * notebook's {@code d2l.get_dataloader_workers()} is 4.
+     */
+    static final HostModel MEASURED = new HostModel(
+            HostCpu.MEASURED, 318.2 * US, 601.0 * US, 52.6 * US, 2.8 * US, 0.3 * US, 3.9 * US, 76.2 * US, 8.2 * US, 4);
+
+    /** These figures on processor {@code other}: each scaled by the ratio of single-thread ratings. */
+    HostModel on(HostCpu other) {
+        double k = other.slowdown() / cpu.slowdown();
+        return new HostModel(
+                other,
+                forwardSec * k,
+                backwardSec * k,
+                sgdSec * k,
+                splitSec * k,
+                allReducePerParameterSec * k,
+                allReducePerPeerSec * k,
+                loaderWorkersPerImageSec * k,
+                loaderHostPerImageSec * k,
+                workers);
+    }
 
     /**
      * The host seconds the Python of step part {@code part} costs when device {@code device} of {@code devices}
      * begins it. The notebook's allreduce of one parameter is one call for all devices: device 0's range carries it.
      * DDP's reducer launches a bucket's allreduce from C++ inside the backward pass, and broadcasts buffers from
      * C++ too: no Python of their own, their kernels' launches charged per launch by the profile; so is the sum
-     * across processes, which the notebook has none of.
+     * across processes, which the notebook has none of. {@code nn.DataParallel}'s reduce onto device 0 and its
+     * {@code replicate} are Python, but unmeasured (they run on CUDA devices only, which
+     * {@code scripts/pytorch-host.py} does not have): charged nothing.
      */
     double seconds(StepPart part, int device, int devices) {
         return switch (part) {
@@ -52,15 +76,25 @@ record HostModel(
                     StepPart.CrossProcessAllReduce _,
                     StepPart.BufferBroadcast _,
                     StepPart.GradientReduceScatter _,
-                    StepPart.ParameterAllGather _ -> 0;
+                    StepPart.ParameterAllGather _,
+                    StepPart.GradientReduce _,
+                    StepPart.ParameterBroadcast _ -> 0;
         };
     }
 
     /**
      * An epoch of {@code images} whose steps took {@code epochSec} with the host thread busy {@code hostSec} of it:
-     * no faster than the data loader's workers and the host thread, sharing the cores, get through their work.
+     * the host thread also receives every batch; the workers produce them no faster than {@code workers} of them
+     * at once, each on a processor of its own; and the workers and the host thread together get through no more
+     * than the processor's cores hold.
      */
     double epochSeconds(double epochSec, double hostSec, int images) {
-        return Math.max(epochSec, (images * loaderPerImageSec + hostSec) / cores);
+        double workersSec = images * loaderWorkersPerImageSec;
+        double receiveSec = images * loaderHostPerImageSec;
+        return Math.max(
+                epochSec + receiveSec,
+                Math.max(
+                        workersSec / Math.min(workers, cpu.cores()),
+                        (workersSec + receiveSec + hostSec) / cpu.cores()));
     }
 }

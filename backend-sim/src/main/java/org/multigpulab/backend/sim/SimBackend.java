@@ -25,7 +25,8 @@ import org.multigpulab.device.DeviceRequest;
  * are one node of several (default the DGX's for the profile); {@code compute=off} opens time-only GPUs, which
  * hold no data and compute nothing, while every call still advances their simulated time as it would;
  * {@code host-model=pytorch} charges the host the notebook's own program (Python, PyTorch, its DataLoader) as
- * {@link HostModel} measures it, where by default ({@code gpu}) the host only launches. {@code profile=host}
+ * {@link HostModel} measures it, where by default ({@code gpu}) the host only launches, on the processor
+ * {@code host-cpu} names ({@link HostCpu}; default the one it was measured on). {@code profile=host}
  * times the logical GPUs as the physical device itself, measured ({@link HostCalibration}) and kept per
  * machine in option {@code calibration-cache}'s folder ({@code off}: measured every time, kept nowhere).
  */
@@ -49,8 +50,18 @@ public final class SimBackend implements Backend {
      */
     static final int MAX_GPUS = 1024;
 
-    private static final Set<String> OPTIONS =
-            Set.of(PHYSICAL, MEMORY_MB, PROFILE, TOPOLOGY, TRACE, NIC, COMPUTE, HOST_MODEL, CALIBRATION_CACHE, HOSTS);
+    private static final Set<String> OPTIONS = Set.of(
+            PHYSICAL,
+            MEMORY_MB,
+            PROFILE,
+            TOPOLOGY,
+            TRACE,
+            NIC,
+            COMPUTE,
+            HOST_MODEL,
+            HostCpu.OPTION,
+            CALIBRATION_CACHE,
+            HOSTS);
     private static final String DEFAULT_PROFILE = "t4";
 
     @Override
@@ -103,7 +114,7 @@ public final class SimBackend implements Backend {
         Long capacity = memory == null ? null : memoryBytes(memory);
         boolean trace = onOff(TRACE, request.option(TRACE, "off"));
         boolean compute = onOff(COMPUTE, request.option(COMPUTE, "on"));
-        HostModel hostModel = hostModel(request.option(HOST_MODEL, "gpu"));
+        HostModel hostModel = hostModel(request.option(HOST_MODEL, "gpu"), request.option(HostCpu.OPTION, null));
         boolean hostPerGpu = hostPerGpu(request.option(HOSTS, "one"));
         if (!compute) {
             if (gpu == null || link == null) {
@@ -179,12 +190,21 @@ public final class SimBackend implements Backend {
         return names.stream().map(n -> DeviceProfile.named(n.strip())).toList();
     }
 
-    private static HostModel hostModel(String name) {
-        return switch (name) {
+    /** The host model named {@code name}, on processor {@code cpu} (null: the one its figures were measured on). */
+    private static HostModel hostModel(String name, String cpu) {
+        HostModel model = switch (name) {
             case "gpu" -> null;
             case HostModel.PYTORCH -> HostModel.MEASURED;
             default -> throw new DeviceException("sim option host-model must be gpu or pytorch, not '" + name + "'");
         };
+        if (cpu == null) {
+            return model;
+        }
+        if (model == null) {
+            throw new DeviceException("sim option " + HostCpu.OPTION + " is the processor of the notebook's host"
+                    + " program; give it with host-model=" + HostModel.PYTORCH);
+        }
+        return model.on(HostCpu.named(cpu));
     }
 
     private static boolean hostPerGpu(String hosts) {

@@ -10,9 +10,11 @@ import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.HostTensor;
 import org.multigpulab.core.optim.Optimizer;
 import org.multigpulab.core.optim.OptimizerState;
+import org.multigpulab.core.parallel.DeviceZeroCollectives;
 import org.multigpulab.core.parallel.FlatShards;
 import org.multigpulab.core.parallel.GradientSync;
 import org.multigpulab.core.parallel.Replica;
+import org.multigpulab.core.parallel.ReplicaUpdate;
 import org.multigpulab.core.parallel.ZeroStage;
 import org.multigpulab.device.Buffer;
 
@@ -28,6 +30,8 @@ import org.multigpulab.device.Buffer;
  *   <li>stage 3: parameters too, each device keeping its chunk; a pass gathers each unit of layers as it reaches
  *       it, prefetches the next and frees the one before (PyTorch FSDP's pattern, {@link ShardedParameters}).
  * </ul>
+ * With {@link ReplicaUpdate#FROM_DEVICE_0} ({@code nn.DataParallel}, stage 0 only) the gradients are reduced onto
+ * device 0, which alone takes the optimizer step and broadcasts its parameters ({@link DeviceZeroCollectives}).
  * The update is the same in every stage; buffers (running statistics) stay replicated. The trainer calls the step's
  * hooks in order: {@link #beforeForward}, {@link #afterForward}, {@link #beforeBackward}, the backward passes with
  * {@link #hook} (interleaved over the devices where {@link #interleavesBackward}), {@link #afterBackward},
@@ -41,8 +45,10 @@ final class ModelState implements AutoCloseable {
     private final Optimizer optimizer;
     /** Stages 1 to 3: the chunk each device owns; null in stage 0. */
     private final FlatShards shards;
-    /** Stages 0 and 1: the all-reduce of the gradients; null in stages 2 and 3. */
+    /** Stages 0 and 1: the all-reduce of the gradients; null in stages 2 and 3 and with nn.DataParallel's update. */
     private final GradientSync allReduce;
+    /** nn.DataParallel's update: the reduce onto device 0 and the broadcast from it; else null. */
+    private final DeviceZeroCollectives deviceZero;
 
     private final List<OptimizerState> optimizerStates = new ArrayList<>();
     /** Stages 2 and 3: the gradients in buckets, reduce-scattered, each device keeping its chunk; else null. */
@@ -58,7 +64,9 @@ final class ModelState implements AutoCloseable {
         this.optimizer = config.optimizer();
         this.shards = stage.shardsOptimizerState() ? new FlatShards(replicas, group) : null;
         long bucketBytes = config.bucketBytes() > 0 ? config.bucketBytes() : TrainConfig.DDP_BUCKET_BYTES;
-        this.allReduce = stage.shardsGradients()
+        this.deviceZero =
+                config.replicaUpdate() == ReplicaUpdate.FROM_DEVICE_0 ? new DeviceZeroCollectives(replicas) : null;
+        this.allReduce = stage.shardsGradients() || deviceZero != null
                 ? null
                 : GradientSync.of(replicas, config.allReduce(), config.bucketBytes(), group);
         this.parameters = stage.shardsParameters() ? new ShardedParameters(replicas, shards, bucketBytes, start) : null;
@@ -109,14 +117,17 @@ final class ModelState implements AutoCloseable {
     void prepareForBackward() {
         if (allReduce != null) {
             allReduce.prepareForBackward();
-        } else {
+        } else if (gradients != null) {
             gradients.prepareForBackward();
         }
     }
 
     /** What device {@code device}'s summed backward pass calls as each gradient receives a contribution. */
     Consumer<Tensor> hook(int device) {
-        return allReduce != null ? allReduce.hook(device) : t -> gradients.gradientReady(device, t);
+        if (allReduce != null) {
+            return allReduce.hook(device);
+        }
+        return gradients != null ? t -> gradients.gradientReady(device, t) : t -> {};
     }
 
     /** Stage 3: the units gathered for the backward passes freed. */
@@ -125,11 +136,13 @@ final class ModelState implements AutoCloseable {
     }
 
     /**
-     * After the step's last backward passes: stages 0 and 1 all-reduce the gradients (or complete their buckets);
-     * in stages 2 and 3 every bucket has been reduce-scattered by now.
+     * After the step's last backward passes: stages 0 and 1 all-reduce the gradients (or complete their buckets),
+     * nn.DataParallel reduces them onto device 0; in stages 2 and 3 every bucket has been reduce-scattered by now.
      */
     void synchronize() {
-        if (allReduce != null) {
+        if (deviceZero != null) {
+            deviceZero.reduceGradients();
+        } else if (allReduce != null) {
             allReduce.synchronize();
         } else {
             gradients.synchronize();
@@ -138,9 +151,15 @@ final class ModelState implements AutoCloseable {
 
     /**
      * The optimizer's update of what each device owns, from gradients summed over {@code images}; in stages 1 and
-     * 2 the updated chunks then all-gathered into every replica.
+     * 2 the updated chunks then all-gathered into every replica; with nn.DataParallel's update device 0's step,
+     * its parameters then broadcast.
      */
     void step(float lr, int images) {
+        if (deviceZero != null) {
+            optimizer.step(optimizerStates.getFirst(), lr, images);
+            deviceZero.broadcastParameters();
+            return;
+        }
         optimizerStates.forEach(s -> optimizer.step(s, lr, images));
         if (stage.shardsOptimizerState() && !stage.shardsParameters()) {
             shards.allGather(replicas.stream().map(Replica::values).toList(), "the next step");

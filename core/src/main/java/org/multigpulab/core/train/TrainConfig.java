@@ -8,6 +8,7 @@ import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.optim.Optimizer;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
 import org.multigpulab.core.parallel.BatchNormStatistics;
+import org.multigpulab.core.parallel.ReplicaUpdate;
 import org.multigpulab.core.parallel.ZeroStage;
 
 /**
@@ -21,8 +22,9 @@ import org.multigpulab.core.parallel.ZeroStage;
  * part of every batch in proportion to {@code shares.get(i)} (its measured speed, say); the optimizer whose rule
  * updates the parameters (the notebook's plain SGD by default); how many micro-batches of {@code batchSize} one
  * optimizer step accumulates ({@code accumulate}, 1 as the notebook); which of the model's state the devices
- * shard among themselves instead of each holding all of it ({@code zero}, ZeRO's stages); and over which devices
- * BatchNorm takes its statistics ({@code batchNorm}: each its own shard, or all of them).
+ * shard among themselves instead of each holding all of it ({@code zero}, ZeRO's stages); over which devices
+ * BatchNorm takes its statistics ({@code batchNorm}: each its own shard, or all of them); and where the parameters
+ * are updated ({@code replicaUpdate}: on every replica, or on device 0 and broadcast, as {@code nn.DataParallel}).
  *
  * <p>Immutable: the {@code with} methods return a changed copy. The constructor rejects values that cannot train.
  */
@@ -40,7 +42,8 @@ public record TrainConfig(
         Optimizer optimizer,
         int accumulate,
         ZeroStage zero,
-        BatchNormStatistics batchNorm) {
+        BatchNormStatistics batchNorm,
+        ReplicaUpdate replicaUpdate) {
 
     /**
      * DDP's default {@code bucket_cap_mb}, 25 MiB: the size of ZeRO's buckets and units (stages 2 and 3) when no
@@ -66,6 +69,12 @@ public record TrainConfig(
         Objects.requireNonNull(optimizer, "optimizer");
         Objects.requireNonNull(zero, "zero");
         Objects.requireNonNull(batchNorm, "batchNorm");
+        Objects.requireNonNull(replicaUpdate, "replicaUpdate");
+        if (replicaUpdate == ReplicaUpdate.FROM_DEVICE_0
+                && (zero != ZeroStage.NONE || bucketBytes > 0 || processGroup.size() > 1)) {
+            throw new IllegalArgumentException("nn.DataParallel's update on device 0 runs in one process, without"
+                    + " buckets or ZeRO; train with one of them or the other");
+        }
         if (accumulate <= 0) {
             throw new IllegalArgumentException(
                     "gradients must be accumulated over 1 micro-batch (every step) or more, not " + accumulate);
@@ -92,7 +101,8 @@ public record TrainConfig(
                 Optimizer.NOTEBOOK_SGD,
                 1,
                 ZeroStage.NONE,
-                BatchNormStatistics.LOCAL);
+                BatchNormStatistics.LOCAL,
+                ReplicaUpdate.EACH);
     }
 
     /** The notebook's {@code train(num_gpus, batch_size=256, lr=0.2)} with 5 epochs, shuffled with random seed 1. */
@@ -173,6 +183,11 @@ public record TrainConfig(
         return with(c -> c.batchNorm = batchNorm);
     }
 
+    /** Where the parameters are updated: {@link ReplicaUpdate#EACH} replica, as the notebook, unless changed. */
+    public TrainConfig withReplicaUpdate(ReplicaUpdate replicaUpdate) {
+        return with(c -> c.replicaUpdate = replicaUpdate);
+    }
+
     /** This config with what {@code change} sets in a copy of its components. */
     private TrainConfig with(Consumer<Components> change) {
         Components c = new Components(this);
@@ -191,7 +206,8 @@ public record TrainConfig(
                 c.optimizer,
                 c.accumulate,
                 c.zero,
-                c.batchNorm);
+                c.batchNorm,
+                c.replicaUpdate);
     }
 
     /** The components of a config, to change some of them. */
@@ -210,6 +226,7 @@ public record TrainConfig(
         int accumulate;
         ZeroStage zero;
         BatchNormStatistics batchNorm;
+        ReplicaUpdate replicaUpdate;
 
         Components(TrainConfig c) {
             epochs = c.epochs;
@@ -226,6 +243,7 @@ public record TrainConfig(
             accumulate = c.accumulate;
             zero = c.zero;
             batchNorm = c.batchNorm;
+            replicaUpdate = c.replicaUpdate;
         }
     }
 }

@@ -1,5 +1,6 @@
 package org.multigpulab.core.train;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.ParameterDistance;
 import org.multigpulab.core.model.UpdateDistance;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ReplicaUpdate;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.Timeline;
 
@@ -68,6 +70,33 @@ class DataParallelTrainerTest {
         }
         UpdateDistance d = UpdateDistance.of(init, other, naive);
         assertTrue(d.worst().relative() < 1e-4, algorithm + " vs naive: " + d);
+    }
+
+    /**
+     * nn.DataParallel's update (gradients reduced onto device 0, its step, its parameters broadcast) trains the model
+     * the naive allreduce does, bit for bit: device 0 adds the same gradients in the same order, and the others take
+     * its result; the replicas are checked identical after every step.
+     */
+    @Test
+    void dataParallelsUpdateOnDeviceZeroGivesTheNaiveParameters() {
+        FashionMnist.Splits data = Synthetic.splits(200, 50);
+        TrainConfig config = new TrainConfig(2, 50, 0.5f, 11, true, true);
+        List<HostTensor> init = new LeNet().initialState(0);
+        List<HostTensor> naive = train(3, data, config, init);
+        List<HostTensor> fromDeviceZero = train(3, data, config.withReplicaUpdate(ReplicaUpdate.FROM_DEVICE_0), init);
+        for (int i = 0; i < naive.size(); i++) {
+            assertArrayEquals(
+                    naive.get(i).values(),
+                    fromDeviceZero.get(i).values(),
+                    naive.get(i).name());
+        }
+        assertTrue(ParameterDistance.relative(naive, init) > 1e-3, "training must have changed the parameters");
+    }
+
+    @Test
+    void dataParallelsUpdateRefusesBuckets() {
+        TrainConfig config = new TrainConfig(1, 50, 0.5f, 11, true, true).withBucketBytes(1 << 20);
+        assertThrows(IllegalArgumentException.class, () -> config.withReplicaUpdate(ReplicaUpdate.FROM_DEVICE_0));
     }
 
     /**

@@ -3,13 +3,16 @@ package org.multigpulab.lessons.cli;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ReplicaUpdate;
 import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.AtomicFile;
+import org.multigpulab.lessons.lesson.PublishedRuns;
 import org.multigpulab.lessons.simulate.ScalingSweep;
 import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 import picocli.CommandLine.ArgGroup;
@@ -36,6 +39,8 @@ import picocli.CommandLine.Option;
             "Examples:",
             "  ./lab simulate --gpus 8 --batch-size 256            what ./lab train --gpus 8 would simulate",
             "  ./lab simulate --gpus 1024 --nodes 128 --profile h100 --trace t.json",
+            "  ./lab simulate --profile v100 --gpus 2 --batch-size 256 --pytorch-host --host-cpu xeon-e5-2686v4",
+            "                                                       the book's §12.5 beside its published runs",
             "  ./lab simulate --model resnet50 --batch-per-gpu 32 --profile v100 --gpus 16 --nodes 2 --allreduce ring"
                     + " --bucket-cap-mb 25 --scaling",
             "",
@@ -90,6 +95,15 @@ final class SimulateCommand implements Callable<Integer> {
     BucketOption buckets;
 
     @Option(
+            names = "--parallel",
+            paramLabel = "KIND",
+            defaultValue = "replicas",
+            description = "replicas (every GPU updates its replica from the all-reduced gradients: the notebook,"
+                    + " DDP) or dataparallel (nn.DataParallel of §12.6: gradients reduced onto GPU 0, its step, its"
+                    + " parameters broadcast). Default: ${DEFAULT-VALUE}.")
+    String parallel;
+
+    @Option(
             names = "--train-samples",
             paramLabel = "N",
             defaultValue = "60000",
@@ -127,6 +141,14 @@ final class SimulateCommand implements Callable<Integer> {
                     + " DataLoader (measured by scripts/pytorch-host.py).")
     boolean pytorchHost;
 
+    @Option(
+            names = "--host-cpu",
+            paramLabel = "NAME",
+            description = "The processor that runs the notebook's host (with --pytorch-host): lab-zen5 (where"
+                    + " scripts/pytorch-host.py measured it, the default), xeon-e5-2686v4 (AWS p3, a guess for the"
+                    + " book's builds), colab-broadwell; scaled by single-thread speed.")
+    String hostCpu;
+
     @Option(names = "--trace", paramLabel = "FILE", description = "The epoch as a Chrome trace (ui.perfetto.dev).")
     Path trace;
 
@@ -138,6 +160,9 @@ final class SimulateCommand implements Callable<Integer> {
             AtomicFile.checkWritable("--trace", trace);
         }
         simulated.check();
+        if (hostCpu != null && !pytorchHost) {
+            throw new UserError("--host-cpu is the processor of the notebook's host program; add --pytorch-host");
+        }
         int batchSize = batch.size(simulated.gpus);
         // The trainer runs such a batch (the GPUs past its last image compute nothing), but an epoch whose GPUs
         // idle is not a system worth timing
@@ -166,13 +191,15 @@ final class SimulateCommand implements Callable<Integer> {
                 AllReduceAlgorithm.named(allreduce),
                 buckets.bytes(),
                 pytorchHost,
+                hostCpu,
+                replicaUpdate(),
                 processPerGpu);
         long start = System.nanoTime();
         TimeOnlyEpoch.Result r = TimeOnlyEpoch.run(setup, trace);
         double wall = (System.nanoTime() - start) / 1e9;
         out.printf(
                 Locale.ROOT,
-                "%s: %d images in %d step%s of %d (%d per GPU), model %s, allreduce %s%n",
+                "%s: %d images in %d step%s of %d (%d per GPU), model %s, %s%n",
                 r.description(),
                 images,
                 r.steps(),
@@ -180,7 +207,9 @@ final class SimulateCommand implements Callable<Integer> {
                 batchSize,
                 Math.ceilDiv(batchSize, simulated.gpus),
                 modelName,
-                allreduce);
+                parallel.equals("dataparallel")
+                        ? "nn.DataParallel's reduce onto GPU 0 and broadcast from it"
+                        : "allreduce " + allreduce);
         if (simulated.nodes > 1) {
             out.printf(
                     Locale.ROOT,
@@ -210,6 +239,13 @@ final class SimulateCommand implements Callable<Integer> {
                             + " %s sec/epoch%n",
                     TrainResult.seconds(r.hostProgramSec()),
                     TrainResult.seconds(r.withDataLoaderSec()));
+            bookRange(batchSize)
+                    .ifPresent(book -> out.printf(
+                            Locale.ROOT,
+                            "the book: %s; this prediction %s sec/epoch %s it%n",
+                            book.describe(),
+                            TrainResult.seconds(r.withDataLoaderSec()),
+                            book.holds(r.withDataLoaderSec()) ? "inside" : "outside"));
         }
         if (trace != null) {
             out.println("trace: " + trace);
@@ -238,5 +274,30 @@ final class SimulateCommand implements Callable<Integer> {
                     p.imagesPerSec(),
                     100 * p.efficiency());
         }
+    }
+
+    private ReplicaUpdate replicaUpdate() {
+        return switch (parallel) {
+            case "replicas" -> ReplicaUpdate.EACH;
+            case "dataparallel" -> {
+                if (simulated.nodes > 1 || buckets.bytes() > 0) {
+                    throw new UserError("--parallel dataparallel runs in one node without buckets, as nn.DataParallel;"
+                            + " leave out --nodes and --bucket-cap-mb, or use --parallel replicas");
+                }
+                yield ReplicaUpdate.FROM_DEVICE_0;
+            }
+            default -> throw new UserError("--parallel must be replicas or dataparallel, not '" + parallel + "'");
+        };
+    }
+
+    /** The book's published V100 runs of this setting, where the book ran it (all of an epoch, on one node). */
+    private Optional<PublishedRuns.Range> bookRange(int batchSize) {
+        // §12.6 sums its gradients with nn.DataParallel, which on one GPU runs the model alone
+        boolean asTheBook = simulated.profile.equalsIgnoreCase("v100")
+                && simulated.nodes == 1
+                && trainSamples == 60000
+                && simulated.topology == null
+                && (!modelName.equals("resnet18") || simulated.gpus == 1 || parallel.equals("dataparallel"));
+        return asTheBook ? PublishedRuns.forSetting(modelName, simulated.gpus, batchSize) : Optional.empty();
     }
 }

@@ -15,6 +15,7 @@ import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.optim.Optimizer;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ReplicaUpdate;
 import org.multigpulab.core.parallel.ZeroStage;
 import org.multigpulab.core.train.Checkpoint;
 import org.multigpulab.core.train.DataParallelTrainer;
@@ -428,7 +429,7 @@ final class TrainCommand implements Callable<Integer> {
      * program (Python, PyTorch, its DataLoader; the sim backend's {@code host-model=pytorch}); null on other
      * devices, on the measured {@code host} profile, for other models than the notebook's LeNet, whose Python
      * costs were not measured, and for steps the notebook does not take (accumulated, or sharded by ZeRO).
-     * {@code nodes} processes are as many nodes.
+     * {@code nodes} processes are as many nodes. On T4s the host is Colab's processor, where the notebook ran.
      */
     private TimeOnlyEpoch.Result withNotebookHost(
             DataParallelTrainer trainer,
@@ -444,11 +445,12 @@ final class TrainCommand implements Callable<Integer> {
                 || stepOptions.zero != 0) {
             return null;
         }
+        String profile = devicesOptions.profile == null ? "t4" : devicesOptions.profile;
         return TimeOnlyEpoch.run(
                 new TimeOnlyEpoch.Setup(
                         devices * nodes,
                         nodes,
-                        devicesOptions.profile == null ? "t4" : devicesOptions.profile,
+                        profile,
                         devicesOptions.topology,
                         null,
                         model,
@@ -456,7 +458,10 @@ final class TrainCommand implements Callable<Integer> {
                         images,
                         allReduce,
                         buckets.bytes(),
-                        true),
+                        true,
+                        NotebookHost.hostCpu(profile),
+                        ReplicaUpdate.EACH,
+                        false),
                 null);
     }
 

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -17,14 +18,19 @@ import java.util.function.ToDoubleFunction;
  * commit of that repository, 10 epochs each, as {@code d2l-published-runs.csv} beside this class lists them with
  * their source. A build that printed no GPU model in {@code nvidia-smi} has {@code gpu} "not printed".
  */
-record PublishedRuns(List<Build> builds) {
+public record PublishedRuns(List<Build> builds) {
 
-    /** One build: its commit, date, d2l version, GPU, and §12.6's ResNet-18 seconds per epoch and test accuracy. */
+    /**
+     * One build: its commit, date, d2l version, GPU, §12.5's LeNet seconds per epoch on 1 and 2 GPUs, and §12.6's
+     * ResNet-18 seconds per epoch and test accuracy.
+     */
     record Build(
             String commit,
             String date,
             String d2l,
             String gpu,
+            double lenet1GpuSec,
+            double lenet2GpuSec,
             double resnet1GpuSec,
             double resnet1GpuAcc,
             double resnet2GpuSec,
@@ -59,6 +65,8 @@ record PublishedRuns(List<Build> builds) {
                         cells.get(h.indexOf("date")),
                         cells.get(h.indexOf("d2l")),
                         cells.get(h.indexOf("gpu")),
+                        Double.parseDouble(cells.get(h.indexOf("lenet_1gpu_sec"))),
+                        Double.parseDouble(cells.get(h.indexOf("lenet_2gpu_sec"))),
                         Double.parseDouble(cells.get(h.indexOf("resnet18_1gpu_sec"))),
                         Double.parseDouble(cells.get(h.indexOf("resnet18_1gpu_acc"))),
                         Double.parseDouble(cells.get(h.indexOf("resnet18_2gpu_sec"))),
@@ -68,6 +76,62 @@ record PublishedRuns(List<Build> builds) {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The book's sec/epoch on V100s for a setting it ran: {@code section} and {@code source} name where it comes
+     * from, {@code low} to {@code high} over the builds, their {@code median}.
+     */
+    public record Range(String section, String source, int builds, double low, double high, double median) {
+
+        /** {@code §12.5 on V100-SXM2 (28 builds of …): 2.1–4.1 sec/epoch (median 2.5)}. */
+        public String describe() {
+            return String.format(
+                    Locale.ROOT,
+                    "%s on V100-SXM2 (%d builds of %s): %.1f–%.1f sec/epoch (median %.1f)",
+                    section,
+                    builds,
+                    source,
+                    low,
+                    high,
+                    median);
+        }
+
+        public boolean holds(double secPerEpoch) {
+            return secPerEpoch >= low && secPerEpoch <= high;
+        }
+    }
+
+    /**
+     * The book's V100 runs of the setting {@code model} ({@code lenet}: §12.5, the notebook, global batch 256;
+     * {@code resnet18}: §12.6, batch 256 per GPU) on {@code gpus} GPUs at global batch {@code batchSize}; empty
+     * for any setting the book did not run.
+     */
+    public static Optional<Range> forSetting(String model, int gpus, int batchSize) {
+        ToDoubleFunction<Build> figure;
+        String section;
+        String notebook;
+        if (model.equals("lenet") && batchSize == 256 && (gpus == 1 || gpus == 2)) {
+            figure = gpus == 1 ? Build::lenet1GpuSec : Build::lenet2GpuSec;
+            section = "§12.5 (LeNet, batch 256, " + gpus + " GPU" + (gpus == 1 ? ")" : "s)");
+            notebook = "multiple-gpus.ipynb";
+        } else if (model.equals("resnet18") && batchSize == 256 * gpus && (gpus == 1 || gpus == 2)) {
+            figure = gpus == 1 ? Build::resnet1GpuSec : Build::resnet2GpuSec;
+            section = "§12.6 (ResNet-18, nn.DataParallel, batch " + batchSize + ", " + gpus + " GPU"
+                    + (gpus == 1 ? ")" : "s)");
+            notebook = "multiple-gpus-concise.ipynb";
+        } else {
+            return Optional.empty();
+        }
+        PublishedRuns v100 = load().onV100();
+        double[] values = v100.builds.stream().mapToDouble(figure).sorted().toArray();
+        return Optional.of(new Range(
+                section,
+                "d2l-pytorch-colab, chapter_computational-performance/" + notebook,
+                values.length,
+                values[0],
+                values[values.length - 1],
+                v100.median(figure)));
     }
 
     /** The builds that printed a V100 in {@code nvidia-smi}. */

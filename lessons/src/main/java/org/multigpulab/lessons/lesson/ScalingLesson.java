@@ -6,6 +6,7 @@ import org.multigpulab.core.data.BatchIterator;
 import org.multigpulab.core.model.LeNet;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ReplicaUpdate;
 import org.multigpulab.core.parallel.Scatter;
 import org.multigpulab.core.train.DataParallelTrainer;
 import org.multigpulab.core.train.TrainResult;
@@ -18,6 +19,7 @@ import org.multigpulab.lessons.plot.ChartFiles;
 import org.multigpulab.lessons.plot.Charts;
 import org.multigpulab.lessons.plot.Curve;
 import org.multigpulab.lessons.setup.DeviceSetup;
+import org.multigpulab.lessons.simulate.NotebookHost;
 import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 
 /**
@@ -150,7 +152,10 @@ public final class ScalingLesson implements Lesson {
         String profile = profiles(ctx.devices()).getFirst();
         int images = ctx.data().train().count();
         int batch = ctx.batchSize();
-        ctx.out().printf("%nWith the notebook's host (Python, PyTorch, its DataLoader; scripts/pytorch-host.py):%n");
+        ctx.out()
+                .printf(
+                        "%nWith the notebook's host (Python, PyTorch, its DataLoader; scripts/pytorch-host.py%s):%n",
+                        NotebookHost.hostCpu(profile) != null ? "; on Colab's 2 vCPUs of a Broadwell Xeon" : "");
         for (int k : GPUS) {
             TimeOnlyEpoch.Result r = timeOnly(profile, k, 1, batch, images, true);
             double gpusAlone = timeOnly(profile, k, 1, batch, images, false).secPerEpoch();
@@ -192,7 +197,10 @@ public final class ScalingLesson implements Lesson {
                         images,
                         AllReduceAlgorithm.NAIVE,
                         0,
-                        pytorchHost),
+                        pytorchHost,
+                        pytorchHost ? NotebookHost.hostCpu(profile) : null,
+                        ReplicaUpdate.EACH,
+                        false),
                 null);
     }
 

@@ -12,6 +12,7 @@ import org.multigpulab.core.data.ImageShape;
 import org.multigpulab.core.dist.ProcessGroup;
 import org.multigpulab.core.model.Model;
 import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ReplicaUpdate;
 import org.multigpulab.core.train.TrainConfig;
 import org.multigpulab.core.train.TrainingListener;
 import org.multigpulab.device.Backends;
@@ -44,8 +45,11 @@ public final class TimeOnlyEpoch {
      * training {@code model} on {@code trainSamples} images in global batches of {@code batchSize}, gradients summed
      * with {@code allReduce}, in buckets of {@code bucketBytes} (0: every parameter after the backward pass); the
      * host only launching, or with {@code pytorchHost} running the notebook's PyTorch program (the sim backend's
-     * {@code host-model=pytorch}); the GPUs' work issued by one host thread (the notebook's process) or, with
-     * {@code processPerGpu}, each GPU's by its own (DDP's process per GPU; the sim backend's {@code hosts=per-gpu}).
+     * {@code host-model=pytorch}) on processor {@code hostCpu} (the sim's {@code host-cpu}; null: the one its
+     * figures were measured on); the parameters updated on every replica, or as {@code replicaUpdate} says
+     * ({@code nn.DataParallel}'s on device 0); the GPUs' work issued by one host thread (the notebook's process) or,
+     * with {@code processPerGpu}, each GPU's by its own (DDP's process per GPU; the sim backend's
+     * {@code hosts=per-gpu}).
      */
     public record Setup(
             int gpus,
@@ -59,9 +63,21 @@ public final class TimeOnlyEpoch {
             AllReduceAlgorithm allReduce,
             long bucketBytes,
             boolean pytorchHost,
+            String hostCpu,
+            ReplicaUpdate replicaUpdate,
             boolean processPerGpu) {
 
-        /** One host thread issuing every GPU's work, as the notebook's one process does. */
+        public Setup {
+            if (gpus < 1 || nodes < 1 || gpus % nodes != 0) {
+                throw new UserError(gpus + " GPUs do not split evenly over " + nodes
+                        + " nodes; choose --gpus a multiple of --nodes (both 1 or more)");
+            }
+        }
+
+        /**
+         * The setup with the notebook's host, if any, on the processor its figures were measured on, every replica
+         * updating itself.
+         */
         public Setup(
                 int gpus,
                 int nodes,
@@ -86,6 +102,8 @@ public final class TimeOnlyEpoch {
                     allReduce,
                     bucketBytes,
                     pytorchHost,
+                    null,
+                    ReplicaUpdate.EACH,
                     false);
         }
 
@@ -103,14 +121,9 @@ public final class TimeOnlyEpoch {
                     allReduce,
                     bucketBytes,
                     pytorchHost,
+                    hostCpu,
+                    replicaUpdate,
                     true);
-        }
-
-        public Setup {
-            if (gpus < 1 || nodes < 1 || gpus % nodes != 0) {
-                throw new UserError(gpus + " GPUs do not split evenly over " + nodes
-                        + " nodes; choose --gpus a multiple of --nodes (both 1 or more)");
-            }
         }
 
         public int gpusPerNode() {
@@ -141,6 +154,8 @@ public final class TimeOnlyEpoch {
                     allReduce,
                     bucketBytes,
                     pytorchHost,
+                    hostCpu,
+                    replicaUpdate,
                     processPerGpu);
         }
     }
@@ -186,6 +201,9 @@ public final class TimeOnlyEpoch {
         }
         if (setup.pytorchHost()) {
             options.put("host-model", "pytorch");
+            if (setup.hostCpu() != null) {
+                options.put("host-cpu", setup.hostCpu());
+            }
         }
         if (setup.processPerGpu()) {
             options.put("hosts", "per-gpu");
@@ -235,6 +253,7 @@ public final class TimeOnlyEpoch {
         TrainConfig config = new TrainConfig(1, setup.batchSize(), 0.2f, 1, false, false)
                 .withAllReduce(setup.allReduce())
                 .withBucketBytes(setup.bucketBytes())
+                .withReplicaUpdate(setup.replicaUpdate())
                 .withProcessGroup(setup.nodes() == 1 ? ProcessGroup.SINGLE : ProcessGroup.firstOfAbsent(setup.nodes()));
         Timeline timeline = devices.getFirst().timeline().orElseThrow();
         EpochShares shares = new EpochShares(timeline);
