@@ -151,9 +151,10 @@ public final class AccumulationLesson implements Lesson {
             ctx.out()
                     .printf(
                             Locale.ROOT,
-                            "  %-28s %4d optimizer steps, %8.1f MB between the GPUs%n",
+                            "  %-28s %4d optimizer step%s, %8.1f MB between the GPUs%n",
                             what + ":",
                             run.steps(),
+                            run.steps() == 1 ? "" : "s",
                             bytes / 1e6);
             return run;
         } finally {
