@@ -52,7 +52,6 @@ class HostCalibrationTest {
             KernelOp.Call tiny = new KernelOp.Fill(0f, x, 1);
             assertWithin("a fill of one value", host.kernelSeconds(tiny), 1e-8, 1e-3, "s");
             assertWithin("a copy's rate", 1 / host.copy().secPerByte(), 0.5e9, 2e12, "B/s");
-            assertTrue(host.measureSec() < 30, "measuring took " + host.measureSec() + " s");
         }
     }
 
