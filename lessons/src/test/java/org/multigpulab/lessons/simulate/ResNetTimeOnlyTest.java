@@ -92,6 +92,15 @@ class ResNetTimeOnlyTest {
                 "1 GPU " + one + " s/step, the last bucket's allreduce " + lastBucket + " s, 2 GPUs " + two);
     }
 
+    /**
+     * 64 images per GPU fit a 16 GB V100, as they do in PyTorch (about 10 GB there): the backward pass holds a few
+     * activation gradients at a time, not one for every activation of the forward pass.
+     */
+    @Test
+    void sixtyFourImagesFitAV100() {
+        assertTrue(TimeOnlyEpoch.run(resnet50("v100", 1, 64, 25L << 20), null).secPerIteration() > 0);
+    }
+
     @Test
     void aBatchPerGpuPastTheProfilesMemoryIsRefusedInOneLine() {
         UserError e = assertThrows(UserError.class, () -> TimeOnlyEpoch.run(resnet50("v100", 1, 256, 25L << 20), null));
