@@ -26,6 +26,9 @@ public final class Tape implements AutoCloseable {
     private final Workspace workspace;
     private final boolean recording;
     private final List<Runnable> backwardSteps = new ArrayList<>();
+    /** The output each backward step takes the gradient of, index for index. */
+    private final List<Tensor> stepOutputs = new ArrayList<>();
+
     private final List<Buffer> owned = new ArrayList<>();
     private final Set<Tensor> stepTensors = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<Tensor> gradWritten = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -94,6 +97,7 @@ public final class Tape implements AutoCloseable {
     void record(Tensor output, Runnable backwardStep) {
         if (recording && output.requiresGrad()) {
             backwardSteps.add(backwardStep);
+            stepOutputs.add(output);
         }
     }
 
@@ -154,16 +158,38 @@ public final class Tape implements AutoCloseable {
     private void added(Tensor t, Buffer into) {
         Tensor root = t.root();
         if (!root.requiresGrad()) {
+            giveBack(into); // a temporary whose contents are dropped
             return;
         }
         if (into == root.grad()) {
             gradWritten.add(root);
         } else {
             kernels().launch(new Add(root.grad(), into, root.grad(), root.size()));
+            giveBack(into);
         }
         if (!stepTensors.contains(root)) {
             onParameterGradient.accept(root);
         }
+    }
+
+    /**
+     * After the backward step of {@code output}, its gradient is dead: every contribution to it came from the ops
+     * that read it, recorded later and so stepped back through earlier, and its own step has read it. Handing it back
+     * to the workspace at once, as PyTorch's autograd frees a gradient once its node has run, lets the next gradient
+     * of that size reuse it, so a pass holds a few activation gradients at a time rather than all of them.
+     */
+    private void releaseGrad(Tensor output) {
+        Buffer grad = output.grad();
+        if (output.root() == output && grad != null && stepTensors.contains(output)) {
+            output.setGrad(null);
+            giveBack(grad);
+        }
+    }
+
+    /** Hands one of the step's buffers back to the workspace before the step ends. */
+    private void giveBack(Buffer buffer) {
+        owned.remove(buffer);
+        workspace.giveBack(buffer);
     }
 
     /** Whether a contribution to {@code t}'s gradient has been made in the running backward pass. */
@@ -235,7 +261,9 @@ public final class Tape implements AutoCloseable {
                 end();
                 return false;
             }
-            backwardSteps.get(next--).run();
+            int step = next--;
+            backwardSteps.get(step).run();
+            releaseGrad(stepOutputs.get(step));
             return true;
         }
 
@@ -254,5 +282,6 @@ public final class Tape implements AutoCloseable {
         owned.clear();
         stepTensors.clear();
         backwardSteps.clear();
+        stepOutputs.clear();
     }
 }

@@ -70,6 +70,13 @@ public abstract sealed class GradientSync {
     /** After every device's backward pass: the sums that are still to make; afterwards every replica holds them. */
     public abstract void synchronize();
 
+    /**
+     * Whether sums start during the backward passes, which must then run side by side, one recorded op of each device
+     * in turn, as DDP's processes run them: a device's bucket is summed once every device has it, not once the
+     * devices before it have finished their passes.
+     */
+    public abstract boolean sumsDuringBackward();
+
     /** Wall seconds spent summing gradients across processes; 0 in one process. */
     public double crossProcessSeconds() {
         return acrossProcesses.seconds();
@@ -103,6 +110,11 @@ public abstract sealed class GradientSync {
         @Override
         public Consumer<Tensor> hook(int device) {
             return t -> {};
+        }
+
+        @Override
+        public boolean sumsDuringBackward() {
+            return false;
         }
 
         @Override
@@ -148,6 +160,11 @@ public abstract sealed class GradientSync {
         @Override
         public Consumer<Tensor> hook(int device) {
             return parameter -> buckets.ready(device, parameter);
+        }
+
+        @Override
+        public boolean sumsDuringBackward() {
+            return true;
         }
 
         @Override

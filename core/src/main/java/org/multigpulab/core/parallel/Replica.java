@@ -24,6 +24,7 @@ public final class Replica implements AutoCloseable {
     private Buffer gradients;
     private final List<HostTensor> bufferSpecs;
     private final List<Tensor> buffers;
+    private final Buffer bufferValues;
 
     private Replica(
             Device device,
@@ -33,7 +34,8 @@ public final class Replica implements AutoCloseable {
             Buffer values,
             Buffer gradients,
             List<HostTensor> bufferSpecs,
-            List<Tensor> buffers) {
+            List<Tensor> buffers,
+            Buffer bufferValues) {
         this.device = device;
         this.names = names;
         this.params = params;
@@ -42,6 +44,7 @@ public final class Replica implements AutoCloseable {
         this.gradients = gradients;
         this.bufferSpecs = bufferSpecs;
         this.buffers = buffers;
+        this.bufferValues = bufferValues;
         this.workspace = new Workspace(device);
     }
 
@@ -90,9 +93,16 @@ public final class Replica implements AutoCloseable {
                             ? parameterWithoutGradient(data, p.shape())
                             : Tensor.parameter(data, gradients.slice(offsets[i], p.size()), p.shape()));
         }
-        List<Tensor> bufferTensors = buffers.stream()
-                .map(b -> Tensor.of(device.upload(b.values()), false, b.shape()))
-                .toList();
+        // the buffers lie one after another in the model's order, so that DDP's broadcast of them is one copy
+        int bufferTotal = buffers.stream().mapToInt(b -> b.values().length).sum();
+        Buffer bufferValues = bufferTotal == 0 ? null : device.allocate(bufferTotal);
+        List<Tensor> bufferTensors = new ArrayList<>();
+        for (int i = 0, offset = 0; i < buffers.size(); offset += buffers.get(i).values().length, i++) {
+            HostTensor b = buffers.get(i);
+            Buffer data = bufferValues.slice(offset, b.values().length);
+            device.upload(b.values(), 0, data);
+            bufferTensors.add(Tensor.of(data, false, b.shape()));
+        }
         return new Replica(
                 device,
                 List.copyOf(names),
@@ -101,7 +111,8 @@ public final class Replica implements AutoCloseable {
                 values,
                 gradients,
                 List.copyOf(buffers),
-                bufferTensors);
+                List.copyOf(bufferTensors),
+                bufferValues);
     }
 
     /** A parameter over {@code data} whose gradient storage the run gives it when a pass needs it. */
@@ -149,6 +160,11 @@ public final class Replica implements AutoCloseable {
     /** The buffers, in the model's order. */
     public List<Tensor> buffers() {
         return buffers;
+    }
+
+    /** All buffers in one allocation, in the model's order; null for a model without buffers. */
+    public Buffer bufferValues() {
+        return bufferValues;
     }
 
     public Workspace workspace() {
@@ -200,7 +216,9 @@ public final class Replica implements AutoCloseable {
         if (gradients != null) {
             gradients.close();
         }
-        buffers.forEach(b -> b.data().close());
+        if (bufferValues != null) {
+            bufferValues.close();
+        }
         workspace.close();
     }
 }

@@ -316,14 +316,10 @@ public final class DataParallelTrainer implements AutoCloseable {
                 first.device().upload(values, 0, b.data());
             }
         }
+        // all buffers at once, as DDP broadcasts them coalesced (torch/nn/parallel/distributed.py, _sync_buffers)
         try (Device.Range r = first.device().range(new StepPart.BufferBroadcast())) {
             for (Replica other : deviceParams.subList(1, deviceParams.size())) {
-                for (int i = 0; i < first.buffers().size(); i++) {
-                    other.device()
-                            .copyFromPeer(
-                                    first.buffers().get(i).data(),
-                                    other.buffers().get(i).data());
-                }
+                other.device().copyFromPeer(first.bufferValues(), other.bufferValues());
             }
         }
         if (config.checkReplicas()) {

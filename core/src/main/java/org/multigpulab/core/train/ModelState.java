@@ -107,10 +107,11 @@ final class ModelState implements AutoCloseable {
 
     /**
      * Whether the devices' backward passes must run interleaved, one recorded op of each in turn, as they would run
-     * at once on real GPUs: stages 2 and 3, whose buckets of gradients are summed and freed during the pass.
+     * at once on real GPUs: wherever buckets of gradients are summed during the pass (DDP's buckets; stages 2 and 3,
+     * which also free them), so that a bucket's sum waits for every device's gradients of it and no more.
      */
     boolean interleavesBackward() {
-        return gradients != null;
+        return gradients != null || allReduce.sumsDuringBackward();
     }
 
     /** Before the backward passes that are to be summed: forgets what the last step's buckets delivered. */

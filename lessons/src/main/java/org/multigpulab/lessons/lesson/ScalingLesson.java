@@ -24,7 +24,8 @@ import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 
 /**
  * What more GPUs buy: the notebook's training on 1, 2, 4 and 8 simulated GPUs of two kinds, the same global
- * batch (strong scaling) and a batch that grows with the GPUs (weak scaling), with where each step's time goes.
+ * batch (strong scaling) and a batch that grows with the GPUs (weak scaling), with where each step's time goes;
+ * then ResNet-50 against LeNet as DDP trains them ({@link DdpScaling}).
  */
 public final class ScalingLesson implements Lesson {
 
@@ -51,7 +52,8 @@ public final class ScalingLesson implements Lesson {
 
     @Override
     public String summary() {
-        return "1, 2, 4, 8 simulated GPUs (T4 over PCIe, H100 over NVLink): why this LeNet hardly scales";
+        return "1, 2, 4, 8 simulated GPUs (T4 over PCIe, H100 over NVLink): why this LeNet hardly scales, and how"
+                + " ResNet-50 scales with DDP up to --gpus (default 16, on two nodes)";
     }
 
     /** The profiles compared: the one given with --profile (default the notebook's T4) and a recent one. */
@@ -142,6 +144,7 @@ public final class ScalingLesson implements Lesson {
     public void run(LessonContext ctx) {
         report(ctx, rows(ctx));
         beyondOneNode(ctx);
+        DdpScaling.run(ctx);
     }
 
     /**

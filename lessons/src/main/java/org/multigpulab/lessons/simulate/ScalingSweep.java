@@ -10,8 +10,9 @@ import java.util.List;
  */
 public final class ScalingSweep {
 
-    /** One system size: its step time, throughput, and efficiency against one GPU. */
-    public record Point(int gpus, int nodes, int batchPerGpu, double secPerIteration, double efficiency) {
+    /** One system size ({@code description} as the sim backend names it): its step time, throughput, and efficiency. */
+    public record Point(
+            String description, int gpus, int nodes, int batchPerGpu, double secPerIteration, double efficiency) {
 
         public double imagesPerSec() {
             return gpus * batchPerGpu / secPerIteration;
@@ -41,9 +42,10 @@ public final class ScalingSweep {
         for (int k : counts(largest.gpus())) {
             int nodes = Math.ceilDiv(k, perNode);
             TimeOnlyEpoch.Setup setup = largest.on(k, nodes);
-            double sec = TimeOnlyEpoch.run(setup, null).secPerIteration();
+            TimeOnlyEpoch.Result r = TimeOnlyEpoch.run(setup, null);
+            double sec = r.secPerIteration();
             one = k == 1 ? sec : one;
-            points.add(new Point(k, nodes, setup.batchPerGpu(), sec, one / sec));
+            points.add(new Point(r.description(), k, nodes, setup.batchPerGpu(), sec, one / sec));
         }
         return List.copyOf(points);
     }

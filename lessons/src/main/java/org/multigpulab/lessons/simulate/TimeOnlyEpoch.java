@@ -221,9 +221,10 @@ public final class TimeOnlyEpoch {
     }
 
     /** What a simulated GPU's memory holds, as the sim backend counts the trainer's buffers: for a command's help. */
-    public static final String MEMORY_COUNTED = "A GPU holds the parameters, their gradients, the batch and every"
-            + " activation the forward pass keeps for the backward pass, each freed after its last use; not"
-            + " PyTorch's caching allocator, cuDNN's workspaces or the CUDA context.";
+    public static final String MEMORY_COUNTED = "A GPU holds the parameters, their gradients, the batch, every"
+            + " tensor the forward pass makes (until the step ends) and a few of their gradients at a time (each"
+            + " freed once its op's backward step ran); not PyTorch's in-place ReLU and residual sum (which keep fewer"
+            + " tensors), its caching allocator, cuDNN's workspaces or the CUDA context.";
 
     /** One line: the batch per GPU that did not fit, what it needed at least, what the GPU has, what to do. */
     private static String tooLarge(Setup setup, DeviceInfo gpu, OutOfDeviceMemoryException full) {

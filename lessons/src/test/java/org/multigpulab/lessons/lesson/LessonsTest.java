@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.multigpulab.core.Synthetic;
@@ -24,6 +26,7 @@ import org.multigpulab.device.testing.Prerequisite;
 import org.multigpulab.lessons.plot.Curve;
 import org.multigpulab.lessons.plot.PlotFilesCheck;
 import org.multigpulab.lessons.setup.DeviceSetup;
+import org.multigpulab.lessons.simulate.ScalingSweep;
 
 /**
  * Every lesson on a slice of the real data (6,400 training and 1,000 test images, a per-GPU batch of 32,
@@ -450,6 +453,51 @@ class LessonsTest {
         assertEquals(8 * 128, weak8.batchSize());
         double ratio = weak8.step().seconds() / weak8.simSecPerEpoch();
         assertTrue(ratio > 0.8 && ratio < 1.25, "one step against an epoch of one step: " + ratio + ", " + weak8);
+    }
+
+    /**
+     * scaling's DDP part on up to 4 GPUs, one step each: ResNet-50 scales where LeNet does not, and each claim's
+     * efficiencies are the ones its table printed.
+     */
+    @Test
+    void scalingsDdpPartShowsResNet50ScalingWhereLeNetDoesNot() {
+        LessonContext ctx = ctx(4, 256, 1, 1, 32);
+        List<DdpScaling.Sweep> sweeps = DdpScaling.sweeps(ctx);
+        DdpScaling.report(ctx, sweeps);
+        assertEquals(
+                List.of("ResNet50 on v100", "LeNet on v100", "ResNet50 on h100", "LeNet on h100"),
+                sweeps.stream().map(s -> s.model() + " on " + s.profile()).toList());
+        for (DdpScaling.Sweep s : sweeps) {
+            assertEquals(
+                    List.of(1, 2, 4),
+                    s.points().stream().map(ScalingSweep.Point::gpus).toList());
+        }
+        assertEquals(4, ClaimLines.assertAgree(output()), output());
+        for (String profile : List.of("V100-SXM2", "H100-SXM")) {
+            double resnet = printedEfficiency("ResNet50", profile), lenet = printedEfficiency("LeNet", profile);
+            assertTrue(resnet > 0.9 && resnet > 1.1 * lenet, profile + ": " + resnet + " against " + lenet);
+            // the claims' numbers, rounded to 2 and 3 significant digits, are the table's (rounded to 0.001)
+            Matcher hides = find("Notice: the share of one GPU's throughput per GPU that ResNet50 loses at 4× "
+                    + profile + " over [^,]*, ([0-9.e-]+) < 0.1: its communication hides");
+            assertEquals(1 - resnet, Double.parseDouble(hides.group(1)), 0.0006, hides.group());
+            Matcher unlike = find("Notice: scaling efficiency at 4× " + profile
+                    + " over [^,]*, ResNet50's over LeNet's: ([0-9.]+) / ([0-9.]+) = [0-9.]+ > 1.1");
+            assertEquals(resnet, Double.parseDouble(unlike.group(1)), 0.001, unlike.group());
+            assertEquals(lenet, Double.parseDouble(unlike.group(2)), 0.001, unlike.group());
+        }
+    }
+
+    private Matcher find(String regex) {
+        Matcher m = Pattern.compile(regex).matcher(output());
+        assertTrue(m.find(), regex + " in:\n" + output());
+        return m;
+    }
+
+    /** The efficiency at 4 GPUs the DDP part's table printed for {@code model} on {@code profile}. */
+    private double printedEfficiency(String model, String profile) {
+        Matcher m =
+                find("  " + model + " on [a-z0-9]+:\\n(?:    .*\\n)*?    4× " + profile + " .* efficiency +([0-9.]+)%");
+        return Double.parseDouble(m.group(1)) / 100;
     }
 
     /** multi-process: mpirun with 1, 2 and 4 ranks on 2,048 images; skipped where Open MPI is not installed. */
