@@ -111,7 +111,7 @@ final class ModelState implements AutoCloseable {
      * which also free them), so that a bucket's sum waits for every device's gradients of it and no more.
      */
     boolean interleavesBackward() {
-        return gradients != null || allReduce.sumsDuringBackward();
+        return gradients != null || (allReduce != null && allReduce.sumsDuringBackward());
     }
 
     /** Before the backward passes that are to be summed: forgets what the last step's buckets delivered. */
