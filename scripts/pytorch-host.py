@@ -3,8 +3,9 @@
 step of d2l §12.5's train_batch, and what its DataLoader costs per image, on this machine's processor.
 
 Run with Debian's python3-torch and python3-torchvision (apt-get install python3-torch python3-torchvision):
-    scripts/pytorch-host.py [--data /usr/share/datasets/fashion-mnist] [--repeats 200]
+    scripts/pytorch-host.py [--data /usr/share/datasets/fashion-mnist] [--repeats 200] [--parts all|data-parallel]
 It prints the figures the sim backend's `pytorch` host model uses (backend-sim/.../HostModel.java), in µs.
+`--parts data-parallel` times only nn.DataParallel's own Python (it needs no torchvision).
 
 Shards of one image on CPU tensors keep the arithmetic small, so what is timed is the host's work: Python, the
 dispatcher, autograd, allocation. On a GPU the same calls launch kernels instead; the launches themselves are
@@ -19,12 +20,14 @@ import statistics
 import tempfile
 import time
 
+import threading
+
 import torch
 import torch.nn.functional as F
-import torchvision
 from torch import nn
 from torch.utils import data
-from torchvision import transforms
+
+from d2l_resnet import resnet18
 
 torch.set_num_threads(1)
 loss = nn.CrossEntropyLoss(reduction="none")
@@ -105,6 +108,9 @@ def step_parts(repeats):
 
 def fashion_mnist(source):
     """torchvision's FashionMNIST over the IDX files in `source`, unpacked into a temporary root."""
+    import torchvision
+    from torchvision import transforms
+
     root = tempfile.mkdtemp()
     raw = os.path.join(root, "FashionMNIST", "raw")
     os.makedirs(raw)
@@ -167,15 +173,41 @@ def loader_parts(source, images):
         shutil.rmtree(root)
 
 
+def data_parallel_parts(repeats):
+    """nn.DataParallel's own Python per step and replica, on §12.6's d2l resnet18: replicate() copying every module
+    for the replica (the tensors' broadcast is the GPUs' work), and parallel_apply() starting and joining a thread
+    for it."""
+    net = resnet18(10, 1)
+    modules = list(net.modules())
+    replicate = median_us(lambda: [m._replicate_for_data_parallel() for m in modules for _ in range(2)], repeats) / 2
+
+    def threads():
+        started = [threading.Thread(target=lambda: None) for _ in range(2)]
+        for t in started:
+            t.start()
+        for t in started:
+            t.join()
+
+    return {
+        "dataparallel_replicate_us_per_replica": replicate,
+        "dataparallel_thread_us_per_replica": median_us(threads, repeats) / 2,
+        "resnet18_modules": len(modules),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--images", type=int, default=10240)
+    parser.add_argument("--parts", choices=["all", "data-parallel"], default="all")
     args = parser.parse_args()
-    print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, 1 thread, {os.cpu_count()} cores")
+    print(f"torch {torch.__version__}, 1 thread, {os.cpu_count()} cores")
     print(f"processor: {processor()}")
-    for name, value in {**step_parts(args.repeats), **loader_parts(args.data, args.images)}.items():
+    parts = data_parallel_parts(args.repeats)
+    if args.parts == "all":
+        parts = {**step_parts(args.repeats), **loader_parts(args.data, args.images), **parts}
+    for name, value in parts.items():
         print(f"{name:40s} {value:10.1f}" if isinstance(value, float) else f"{name:40s} {value:10d}")
 
 

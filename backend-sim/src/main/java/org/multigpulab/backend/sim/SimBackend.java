@@ -195,7 +195,10 @@ public final class SimBackend implements Backend {
         HostModel model = switch (name) {
             case "gpu" -> null;
             case HostModel.PYTORCH -> HostModel.MEASURED;
-            default -> throw new DeviceException("sim option host-model must be gpu or pytorch, not '" + name + "'");
+            case HostModel.PYTORCH_DATA_PARALLEL -> HostModel.MEASURED.withDataParallel();
+            default ->
+                throw new DeviceException(
+                        "sim option host-model must be gpu, pytorch or pytorch-dataparallel, not '" + name + "'");
         };
         if (cpu == null) {
             return model;

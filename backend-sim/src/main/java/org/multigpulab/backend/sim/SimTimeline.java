@@ -181,7 +181,10 @@ final class SimTimeline implements Timeline {
 
     /** A copy from host memory to device {@code d}; pageable memory makes the host wait until it is done. */
     void upload(int d, long bytes, SimBuffer dst) {
-        double start = max(hosts[host(d)], hostIn[d], dst.writable());
+        // nn.DataParallel's X.to(devices[0]) copies from pageable memory on the compute stream and blocks: after the
+        // work issued before it
+        boolean inStream = hostModel != null && hostModel.dataParallel();
+        double start = max(hosts[host(d)], hostIn[d], dst.writable(), inStream ? compute[d] : 0);
         double end = start + topology.host().seconds(bytes);
         hostIn[d] = end;
         dst.written(end);

@@ -200,7 +200,9 @@ public final class TimeOnlyEpoch {
             options.put("trace", "on");
         }
         if (setup.pytorchHost()) {
-            options.put("host-model", "pytorch");
+            options.put(
+                    "host-model",
+                    setup.replicaUpdate() == ReplicaUpdate.FROM_DEVICE_0 ? "pytorch-dataparallel" : "pytorch");
             if (setup.hostCpu() != null) {
                 options.put("host-cpu", setup.hostCpu());
             }
