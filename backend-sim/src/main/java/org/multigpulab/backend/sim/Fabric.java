@@ -19,11 +19,18 @@ sealed interface Fabric {
     /** A GPU's NVLinks together, or its PCIe link where it has none (NCCL's {@code totalBw}). */
     double totalBw(NcclFigures f, int computeCapability);
 
-    /** The GPU's own PCIe link: the path to a network card goes through it. */
-    double pciBw(NcclFigures f);
+    /** The generation of the GPU's own PCIe link (3, 4, 5). */
+    int pcieGen();
 
-    /** How NCCL's latency tables see a step between two GPUs of the node. */
-    Hop hop();
+    /** The GPU's own PCIe link: the path to a network card goes through it. */
+    default double pciBw(NcclFigures f) {
+        return f.pcie(pcieGen());
+    }
+
+    /** How NCCL's latency tables see a step between two GPUs of the node: over NVLink, unless on PCIe. */
+    default Hop hop() {
+        return Hop.NVLINK;
+    }
 
     /**
      * Every GPU's NVLinks go to NVSwitches, which NCCL counts as one link per GPU of all its links' bandwidth:
@@ -44,16 +51,6 @@ sealed interface Fabric {
         @Override
         public double totalBw(NcclFigures f, int computeCapability) {
             return links * f.nvlink(computeCapability);
-        }
-
-        @Override
-        public double pciBw(NcclFigures f) {
-            return f.pcie(pcieGen);
-        }
-
-        @Override
-        public Hop hop() {
-            return Hop.NVLINK;
         }
     }
 
@@ -94,16 +91,6 @@ sealed interface Fabric {
             }
             return most * f.nvlink(computeCapability);
         }
-
-        @Override
-        public double pciBw(NcclFigures f) {
-            return f.pcie(pcieGen);
-        }
-
-        @Override
-        public Hop hop() {
-            return Hop.NVLINK;
-        }
     }
 
     /**
@@ -113,14 +100,14 @@ sealed interface Fabric {
      * each GPU on its own root port) also share the switch's link up to the host, every one of them sending its
      * rings through it, as NCCL's search counts the bandwidth of every link along a path.
      */
-    record Pcie(int gen, boolean peerToPeer, int gpusPerSwitch) implements Fabric {
+    record Pcie(int pcieGen, boolean peerToPeer, int gpusPerSwitch) implements Fabric {
 
         @Override
         public int channelsAt(double speed, int gpus, NcclFigures f, int computeCapability, int limit) {
-            double path = peerToPeer ? pciBw(f) : pciBw(f) / Math.min(gpus, gpusPerSwitch);
-            return Math.min(limit, (int) Math.floor(path / speed + 1e-9));
+            return Math.min(limit, (int) Math.floor(maxBw(gpus, f, computeCapability) / speed + 1e-9));
         }
 
+        /** The GPU's link, shared without peer-to-peer by the GPUs of its switch. */
         @Override
         public double maxBw(int gpus, NcclFigures f, int computeCapability) {
             return peerToPeer ? pciBw(f) : pciBw(f) / Math.min(gpus, gpusPerSwitch);
@@ -129,11 +116,6 @@ sealed interface Fabric {
         @Override
         public double totalBw(NcclFigures f, int computeCapability) {
             return pciBw(f);
-        }
-
-        @Override
-        public double pciBw(NcclFigures f) {
-            return f.pcie(gen);
         }
 
         @Override
