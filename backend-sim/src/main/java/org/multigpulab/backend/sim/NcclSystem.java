@@ -24,7 +24,7 @@ import org.multigpulab.device.DeviceException;
  * and threads {@code enqueue.cc} gives a collective of that size (fewer for small ones), its latency scaled to what
  * steps really take ({@link NcclFigures}: the figures fitted on measurements).
  *
- * <p>Not modelled: CollNet (SHARP in the network's switches), PCIe switches and sockets between GPUs, the start-up
+ * <p>Not modelled: CollNet (SHARP in the network's switches), the sockets' link between GPUs, the start-up
  * costs of transports other than InfiniBand's verbs (TCP sockets, EFA's SRD, GPUDirect-TCPXO).
  */
 final class NcclSystem implements CollectiveCostModel.CostedSystem {
