@@ -34,8 +34,7 @@ record NcclGraph(int channels, double speed) {
     static NcclGraph rings(
             Fabric fabric, int gpus, NcclFigures f, int computeCapability, int nodes, int nics, double nicBw) {
         boolean net = nodes > 1;
-        // the path from a GPU to its card crosses the GPU's PCIe link
-        double nicPath = Math.min(nicBw, fabric.pciBw(f));
+        double nicPath = nicPath(fabric, f, nicBw);
         DoubleToIntFunction carried = speed -> {
             int limit = net
                     ? Math.min(MAX_SEARCH_CHANNELS, nics * (int) Math.floor(nicPath / speed + 1e-9))
@@ -45,6 +44,25 @@ record NcclGraph(int channels, double speed) {
         double maxBw = net ? nicPath : fabric.maxBw(gpus, f, computeCapability);
         double totalBw = fabric.totalBw(f, computeCapability);
         return search(speeds(net, computeCapability), carried, maxBw, totalBw, computeCapability);
+    }
+
+    /** What one network card carries for a GPU, GB/s: the path from a GPU to its card crosses the GPU's PCIe link. */
+    static double nicPath(Fabric fabric, NcclFigures f, double nicBw) {
+        return Math.min(nicBw, fabric.pciBw(f));
+    }
+
+    /**
+     * The NVLS search ({@code NCCL_TOPO_PATTERN_NVLS}): one channel per GPU, at the fastest speed of the list all
+     * of them fit in a GPU's NVLinks.
+     */
+    static NcclGraph nvls(Fabric fabric, int gpus, NcclFigures f, int computeCapability) {
+        double total = fabric.totalBw(f, computeCapability);
+        for (double s : INTRA_SM90) {
+            if (gpus * s <= total) {
+                return new NcclGraph(gpus, s);
+            }
+        }
+        return new NcclGraph(gpus, INTRA_SM90[INTRA_SM90.length - 1]);
     }
 
     /**

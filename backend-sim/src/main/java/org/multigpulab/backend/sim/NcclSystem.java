@@ -43,6 +43,8 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
     private final double treeSpeed;
     /** Channels the communicator runs: the ring search's twice over, at most MAXCHANNELS (connect.cc). */
     private final int channels;
+    /** The NVLS channels: one per GPU of the node. */
+    private final NcclGraph nvls;
     /** What one node's cards carry per GPU, GB/s: the network's share of each NVLS channel across nodes. */
     private final double networkPerGpu;
 
@@ -60,7 +62,8 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
         this.ring = NcclGraph.rings(topology.fabric(), perNode, figures, computeCapability, nodes, nics, nicBw);
         this.treeSpeed = NcclGraph.treeSpeed(ring, topology.fabric(), perNode, figures, computeCapability, nodes);
         this.channels = Math.min(NcclTuning.MAX_CHANNELS, 2 * ring.channels());
-        this.networkPerGpu = nics * Math.min(nicBw, topology.fabric().pciBw(figures)) / perNode;
+        this.nvls = NcclGraph.nvls(topology.fabric(), perNode, figures, computeCapability);
+        this.networkPerGpu = nics * NcclGraph.nicPath(topology.fabric(), figures, nicBw) / perNode;
     }
 
     /**
@@ -177,21 +180,9 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
         return ll128 ? List.of(Protocol.LL, Protocol.LL128, Protocol.SIMPLE) : List.of(Protocol.LL, Protocol.SIMPLE);
     }
 
-    /** The NVLS search: one channel per GPU, at the fastest speed all of them fit in a GPU's NVLinks. */
-    private NcclGraph nvlsGraph() {
-        double total = topology.fabric().totalBw(figures, computeCapability);
-        double[] speeds = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
-        for (double s : speeds) {
-            if (perNode * s <= total) {
-                return new NcclGraph(perNode, s);
-            }
-        }
-        return new NcclGraph(perNode, 3);
-    }
-
     /** NCCL's algorithm bandwidth of {@code a} with {@code p}, GB/s, with its tree correction for the size. */
     private double bandwidth(Algorithm a, Protocol p, Collective op, long bytes) {
-        NcclGraph graph = a == Algorithm.NVLS || a == Algorithm.NVLS_TREE ? nvlsGraph() : ring;
+        NcclGraph graph = a == Algorithm.NVLS || a == Algorithm.NVLS_TREE ? nvls : ring;
         int ch = graph.channels();
         double bus = switch (a) {
             case RING, NVLS -> graph.busBw();

@@ -51,6 +51,9 @@ final class SimTimeline implements Timeline {
     private final Calibration calibration;
     private double hostProgram;
     private int nodes = 1;
+    /** NCCL's model of one GPU per node over {@link #nodes} nodes, made when the node count is first met. */
+    private NcclSystem acrossNodes;
+
     private final int count;
     /** The host threads' clocks: one, or one per GPU. */
     private final double[] hosts;
@@ -215,10 +218,11 @@ final class SimTimeline implements Timeline {
 
     @Override
     public void acrossNodes(Collective op, long bytes, int nodes) {
+        if (acrossNodes == null || this.nodes != nodes) {
+            acrossNodes = new NcclSystem(profiles.getFirst(), topology, nic, nodes, 1, 1, NcclFigures.defaults());
+        }
         this.nodes = nodes;
-        double seconds = new NcclSystem(profiles.getFirst(), topology, nic, nodes, 1, 1, NcclFigures.defaults())
-                .estimate(op, bytes, "auto")
-                .seconds();
+        double seconds = acrossNodes.estimate(op, bytes, "auto").seconds();
         // every host takes part, and none goes on before the sum is back
         double start = Arrays.stream(hosts).max().orElseThrow();
         Arrays.fill(hosts, start + seconds);

@@ -32,8 +32,8 @@ public final class AccumulationLesson implements Lesson {
      */
     static final int STEPS = 16;
 
-    /** One epoch's run: its parameters, the bytes the GPUs received from each other, and its optimizer steps. */
-    public record Run(String what, List<HostTensor> params, long peerBytes, int steps) {}
+    /** One run: its state (parameters and buffers), the bytes the GPUs received from each other, its optimizer steps. */
+    public record Run(String what, List<HostTensor> state, long peerBytes, int steps) {}
 
     /**
      * The three runs, the distance of the accumulated update to the large batch's, and the same distance for one
@@ -91,7 +91,7 @@ public final class AccumulationLesson implements Lesson {
         Run large =
                 train(ctx, data, gpus, mlp, init, LessonContext.recipe(1, K * micro, LR), "one batch of " + K * micro);
         Run small = train(ctx, data, gpus, mlp, init, LessonContext.recipe(1, micro, LR), "one batch of " + micro);
-        double distance = UpdateDistance.of(init, accumulated.params(), large.params())
+        double distance = UpdateDistance.of(init, accumulated.state(), large.state())
                 .worst()
                 .relative();
         ctx.out()
@@ -118,7 +118,7 @@ public final class AccumulationLesson implements Lesson {
                 K + " micro-batches of " + micro);
         Run bnLarge = train(
                 ctx, oneStep, gpus, NARROW, start, LessonContext.recipe(1, K * micro, LR), "one batch of " + K * micro);
-        double batchNormDistance = UpdateDistance.of(NARROW, start, bnAccumulated.params(), bnLarge.params())
+        double batchNormDistance = UpdateDistance.of(NARROW, start, bnAccumulated.state(), bnLarge.state())
                 .median();
         ctx.out()
                 .printf(
