@@ -60,6 +60,8 @@ public final class SimBackend implements Backend {
             COMPUTE,
             HOST_MODEL,
             HostCpu.OPTION,
+            DeviceProfile.KERNEL_US,
+            DeviceProfile.FLOPS_SHARE,
             CALIBRATION_CACHE,
             HOSTS);
     private static final String DEFAULT_PROFILE = "t4";
@@ -106,7 +108,10 @@ public final class SimBackend implements Backend {
             throw new DeviceException("sim cannot run on sim; choose a physical backend such as cpu with --physical");
         }
         String profileName = request.option(PROFILE, DEFAULT_PROFILE);
-        List<DeviceProfile> perDevice = perDevice(profileName, request.count());
+        List<DeviceProfile> perDevice = withKernelFigures(
+                perDevice(profileName, request.count()),
+                request.option(DeviceProfile.FLOPS_SHARE, null),
+                request.option(DeviceProfile.KERNEL_US, null));
         DeviceProfile gpu = profileName.equalsIgnoreCase(DeviceProfile.HOST) ? null : perDevice.getFirst();
         String topologyName = request.option(TOPOLOGY, gpu == null ? Topology.HOST : gpu.defaultTopology());
         Topology link = topologyName.equalsIgnoreCase(Topology.HOST) ? null : Topology.named(topologyName);
@@ -221,6 +226,39 @@ public final class SimBackend implements Backend {
     private static Nic nic(DeviceRequest request, DeviceProfile gpu) {
         String name = request.option(NIC, null);
         return name == null ? Nic.defaultFor(gpu) : Nic.named(name);
+    }
+
+    /**
+     * The GPUs' profiles with the share of the FP32 rate their kernels reach set to {@code share} and each kernel's
+     * fixed device time to {@code micros} µs, where set: the figures a fit of the kernels' model moves.
+     */
+    private static List<DeviceProfile> withKernelFigures(List<DeviceProfile> profiles, String share, String micros) {
+        if (share == null && micros == null) {
+            return profiles;
+        }
+        return profiles.stream()
+                .map(p -> p.withKernelFigures(
+                        share == null ? p.flopsShare() : figure(DeviceProfile.FLOPS_SHARE, share, "a share above 0"),
+                        micros == null
+                                ? p.kernelSec()
+                                : 1e-6 * figure(DeviceProfile.KERNEL_US, micros, "µs, 0 or more")))
+                .toList();
+    }
+
+    /** Sim option {@code option}'s value {@code text}, a finite number that {@code what} describes. */
+    private static double figure(String option, String text, String what) {
+        double value;
+        try {
+            value = Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            value = Double.NaN;
+        }
+        boolean share = option.equals(DeviceProfile.FLOPS_SHARE);
+        if (!Double.isFinite(value) || value < 0 || (share && (value == 0 || value > 1))) {
+            throw new DeviceException(
+                    "sim option " + option + " is " + what + (share ? " and at most 1" : "") + ", not '" + text + "'");
+        }
+        return value;
     }
 
     private static boolean onOff(String option, String value) {

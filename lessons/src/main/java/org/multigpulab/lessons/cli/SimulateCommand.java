@@ -13,6 +13,7 @@ import org.multigpulab.core.train.TrainResult;
 import org.multigpulab.lessons.errors.UserError;
 import org.multigpulab.lessons.files.AtomicFile;
 import org.multigpulab.lessons.lesson.PublishedRuns;
+import org.multigpulab.lessons.simulate.KernelFit;
 import org.multigpulab.lessons.simulate.ScalingSweep;
 import org.multigpulab.lessons.simulate.TimeOnlyEpoch;
 import picocli.CommandLine.ArgGroup;
@@ -152,9 +153,20 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--trace", paramLabel = "FILE", description = "The epoch as a Chrome trace (ui.perfetto.dev).")
     Path trace;
 
+    @Option(
+            names = "--fit-kernels",
+            description = "Fit the GPU kernels' two fitted figures (the share of the FP32 rate reached, the fixed time"
+                    + " per kernel) on the notebook's step measured on an H200 at 256 and 32 images, print them with"
+                    + " the error of every shard (128 images is the check), and exit.")
+    boolean fitKernels;
+
     @Override
     public Integer call() {
         PrintStream out = System.out;
+        if (fitKernels) {
+            out.print(KernelFit.of(KernelFit.h200()).table());
+            return 0;
+        }
         UserError.requireOneOrMore("--train-samples", trainSamples);
         if (trace != null) {
             AtomicFile.checkWritable("--trace", trace);

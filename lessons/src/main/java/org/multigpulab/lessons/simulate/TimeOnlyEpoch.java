@@ -187,7 +187,12 @@ public final class TimeOnlyEpoch {
 
     /** Simulates one epoch of {@code setup}; with {@code trace} not null, writes its Chrome trace there. */
     public static Result run(Setup setup, Path trace) {
-        Map<String, String> options = new HashMap<>();
+        return run(setup, trace, Map.of());
+    }
+
+    /** The same, with the sim backend's {@code simOptions} too (a figure of its model, for a fit). */
+    public static Result run(Setup setup, Path trace, Map<String, String> simOptions) {
+        Map<String, String> options = new HashMap<>(simOptions);
         options.put("compute", "off");
         options.put("profile", setup.profile());
         if (setup.topology() != null) {

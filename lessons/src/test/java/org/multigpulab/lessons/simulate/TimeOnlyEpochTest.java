@@ -117,8 +117,10 @@ class TimeOnlyEpochTest {
                     null);
             assertEquals(0, gpuOnly[i].hostProgramSec(), 0.0);
             assertEquals(gpuOnly[i].secPerEpoch(), gpuOnly[i].withDataLoaderSec(), 0.0);
+            // the one host thread runs the program before it issues each part's work: never shorter than either
             assertTrue(
-                    pytorch[i].secPerEpoch() >= gpuOnly[i].secPerEpoch() + pytorch[i].hostProgramSec() * 0.5,
+                    pytorch[i].secPerEpoch() > gpuOnly[i].secPerEpoch()
+                            && pytorch[i].secPerEpoch() >= pytorch[i].hostProgramSec(),
                     "the host's program delays the GPUs: " + pytorch[i] + " against " + gpuOnly[i]);
             assertTrue(pytorch[i].withDataLoaderSec() >= pytorch[i].secPerEpoch());
         }
