@@ -61,7 +61,19 @@ record HostCpu(String name, String displayName, double singleThreadRating, int c
             2.8,
             2);
 
-    private static final List<HostCpu> ALL = List.of(MEASURED, XEON_E5_2686V4, COLAB_BROADWELL);
+    /**
+     * The 16-core Intel Xeon beside the project's first H200 (2026-12-04; the machine did not name the part). Rated
+     * by measurement rather than by PassMark: {@code scripts/pytorch-host.py}'s forward, backward and SGD there took
+     * 287–299, 767–1,377 and 171–241 µs (two runs; means 293, 1,072, 206) against 375, 1,512 and 165 on
+     * {@link #MEASURED} the same day (docs/performance-log.md, "The first GPU"): 1,571 against 2,052 µs.
+     */
+    static final HostCpu H200_XEON = new HostCpu(
+            "h200-xeon",
+            "the first H200's 16-core Xeon (2026-12-04)",
+            MEASURED.singleThreadRating * (375 + 1512 + 165) / (293 + 1072 + 206.0),
+            16);
+
+    private static final List<HostCpu> ALL = List.of(MEASURED, XEON_E5_2686V4, COLAB_BROADWELL, H200_XEON);
 
     /** A part rated as a listed one ({@code listed}) whose core does {@code perClock} as much a cycle, at {@code ghz}. */
     private static HostCpu rated(

@@ -147,7 +147,8 @@ final class SimulateCommand implements Callable<Integer> {
             paramLabel = "NAME",
             description = "The processor that runs the notebook's host (with --pytorch-host): lab-zen5 (where"
                     + " scripts/pytorch-host.py measured it, the default), xeon-e5-2686v4 (AWS p3, a guess for the"
-                    + " book's builds), colab-broadwell; scaled by single-thread speed.")
+                    + " book's builds), colab-broadwell, h200-xeon (the first H200's host); scaled by single-thread"
+                    + " speed.")
     String hostCpu;
 
     @Option(names = "--trace", paramLabel = "FILE", description = "The epoch as a Chrome trace (ui.perfetto.dev).")

@@ -44,21 +44,33 @@ public record KernelFit(double flopsShare, double kernelSec, List<Row> rows) {
 
     /** The H200's measured shards, in the file's order. */
     public static List<Shard> h200() {
+        return fileRows().stream()
+                .filter(f -> !f[0].equals(EPOCH))
+                .map(f -> new Shard(
+                        Integer.parseInt(f[0]),
+                        Double.parseDouble(f[1]) * 1e-6,
+                        Integer.parseInt(f[2]),
+                        f[4].equals("calibration")))
+                .toList();
+    }
+
+    /** The notebook's measured seconds per epoch on the H200, the least and the most. */
+    public static double[] h200EpochSec() {
+        String[] f =
+                fileRows().stream().filter(r -> r[0].equals(EPOCH)).findFirst().orElseThrow();
+        return new double[] {Double.parseDouble(f[1]), Double.parseDouble(f[2])};
+    }
+
+    private static final String EPOCH = "epoch_sec";
+
+    private static List<String[]> fileRows() {
         try (InputStream in = KernelFit.class.getResourceAsStream(FILE)) {
-            List<Shard> shards = new ArrayList<>();
-            new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))
+            return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))
                     .lines()
                     .map(String::strip)
                     .filter(l -> !l.isEmpty() && !l.startsWith("#"))
-                    .forEach(l -> {
-                        String[] f = l.split("\\s+");
-                        shards.add(new Shard(
-                                Integer.parseInt(f[0]),
-                                Double.parseDouble(f[1]) * 1e-6,
-                                Integer.parseInt(f[2]),
-                                f[4].equals("calibration")));
-                    });
-            return List.copyOf(shards);
+                    .map(l -> l.split("\\s+"))
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
+import org.multigpulab.core.model.Model;
+import org.multigpulab.core.parallel.AllReduceAlgorithm;
+import org.multigpulab.core.parallel.ReplicaUpdate;
 
 /**
  * The GPU's fixed time per kernel against the H200's measured LeNet steps: fitted on the calibration shards (256 and
@@ -28,5 +32,41 @@ class KernelFitTest {
                     0.01 * row.simulatedSec(),
                     "the sim's own figures are not the fit's\n" + table);
         }
+    }
+
+    /**
+     * The notebook's epoch on that H200, its host on that machine's processor ({@code host-cpu h200-xeon}): within
+     * 20 % of the middle of the epochs measured there.
+     */
+    @Test
+    void theNotebooksEpochOnTheH200WithItsHostsProcessorLandsWithinTwentyPercent() {
+        double[] measured = KernelFit.h200EpochSec();
+        TimeOnlyEpoch.Result r = TimeOnlyEpoch.run(
+                new TimeOnlyEpoch.Setup(
+                        1,
+                        1,
+                        KernelFit.PROFILE,
+                        null,
+                        null,
+                        Model.named("lenet"),
+                        256,
+                        60_000,
+                        AllReduceAlgorithm.NAIVE,
+                        0,
+                        true,
+                        "h200-xeon",
+                        ReplicaUpdate.EACH,
+                        false),
+                null);
+        double middle = (measured[0] + measured[1]) / 2;
+        String line = String.format(
+                Locale.ROOT,
+                "simulated %.3f s an epoch, measured %.2f–%.2f s: %+.1f %% of the middle",
+                r.withDataLoaderSec(),
+                measured[0],
+                measured[1],
+                100 * (r.withDataLoaderSec() / middle - 1));
+        System.out.println(line);
+        assertTrue(Math.abs(r.withDataLoaderSec() / middle - 1) <= 0.20, line);
     }
 }
