@@ -137,7 +137,7 @@ final class DdpScaling {
 
     /**
      * On the largest node: ResNet-50 loses less than 10 % of one GPU's throughput per GPU, and its efficiency is above
-     * LeNet's by more than a tenth (a third at 8 GPUs), whose steps are too short to hide anything behind.
+     * LeNet's by more than a tenth (a quarter at 8 V100s), whose steps are too short to hide anything behind.
      */
     static List<Claim> claims(Sweep resnet, Sweep lenet) {
         ScalingSweep.Point r = resnet.largestNode(), l = lenet.largestNode();

@@ -23,7 +23,7 @@ class SimulateCommandTest {
             value = {
                 "--host-cpu xeon-e5-2686v4|error: --host-cpu is the processor of the notebook's host program; add"
                         + " --pytorch-host",
-                "--pytorch-host --host-cpu pentium|must be one of [lab-zen5, xeon-e5-2686v4, colab-broadwell], not"
+                "--pytorch-host --host-cpu pentium|must be one of [lab-zen5, xeon-e5-2686v4, colab-broadwell, h200-xeon], not"
                         + " 'pentium'",
                 "--parallel ddp|error: --parallel must be replicas or dataparallel, not 'ddp'",
                 "--parallel dataparallel --bucket-mb 25|error: --parallel dataparallel runs in one node without"

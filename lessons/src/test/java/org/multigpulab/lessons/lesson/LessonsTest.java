@@ -456,12 +456,12 @@ class LessonsTest {
     }
 
     /**
-     * scaling's DDP part on up to 4 GPUs, one step each: ResNet-50 scales where LeNet does not, and each claim's
+     * scaling's DDP part on up to 8 GPUs, one step each: ResNet-50 scales where LeNet does not, and each claim's
      * efficiencies are the ones its table printed.
      */
     @Test
     void scalingsDdpPartShowsResNet50ScalingWhereLeNetDoesNot() {
-        LessonContext ctx = ctx(4, 256, 1, 1, 32);
+        LessonContext ctx = ctx(8, 256, 1, 1, 32);
         List<DdpScaling.Sweep> sweeps = DdpScaling.sweeps(ctx);
         DdpScaling.report(ctx, sweeps);
         assertEquals(
@@ -469,7 +469,7 @@ class LessonsTest {
                 sweeps.stream().map(s -> s.model() + " on " + s.profile()).toList());
         for (DdpScaling.Sweep s : sweeps) {
             assertEquals(
-                    List.of(1, 2, 4),
+                    List.of(1, 2, 4, 8),
                     s.points().stream().map(ScalingSweep.Point::gpus).toList());
         }
         assertEquals(4, ClaimLines.assertAgree(output()), output());
@@ -477,10 +477,10 @@ class LessonsTest {
             double resnet = printedEfficiency("ResNet50", profile), lenet = printedEfficiency("LeNet", profile);
             assertTrue(resnet > 0.9 && resnet > 1.1 * lenet, profile + ": " + resnet + " against " + lenet);
             // the claims' numbers, rounded to 2 and 3 significant digits, are the table's (rounded to 0.001)
-            Matcher hides = find("Notice: the share of one GPU's throughput per GPU that ResNet50 loses at 4× "
+            Matcher hides = find("Notice: the share of one GPU's throughput per GPU that ResNet50 loses at 8× "
                     + profile + " over [^,]*, ([0-9.e-]+) < 0.1: its communication hides");
             assertEquals(1 - resnet, Double.parseDouble(hides.group(1)), 0.0006, hides.group());
-            Matcher unlike = find("Notice: scaling efficiency at 4× " + profile
+            Matcher unlike = find("Notice: scaling efficiency at 8× " + profile
                     + " over [^,]*, ResNet50's over LeNet's: ([0-9.]+) / ([0-9.]+) = [0-9.]+ > 1.1");
             assertEquals(resnet, Double.parseDouble(unlike.group(1)), 0.001, unlike.group());
             assertEquals(lenet, Double.parseDouble(unlike.group(2)), 0.001, unlike.group());
@@ -493,10 +493,10 @@ class LessonsTest {
         return m;
     }
 
-    /** The efficiency at 4 GPUs the DDP part's table printed for {@code model} on {@code profile}. */
+    /** The efficiency at 8 GPUs the DDP part's table printed for {@code model} on {@code profile}. */
     private double printedEfficiency(String model, String profile) {
         Matcher m =
-                find("  " + model + " on [a-z0-9]+:\\n(?:    .*\\n)*?    4× " + profile + " .* efficiency +([0-9.]+)%");
+                find("  " + model + " on [a-z0-9]+:\\n(?:    .*\\n)*?    8× " + profile + " .* efficiency +([0-9.]+)%");
         return Double.parseDouble(m.group(1)) / 100;
     }
 
