@@ -38,6 +38,16 @@ public interface Timeline {
     default void acrossNodes(CollectiveCostModel.Collective op, long bytes, int nodes) {}
 
     /**
+     * Runs {@code moves}, the copies and additions of one NCCL call, collective {@code op} over {@code bytes} of each
+     * of this timeline's devices (nccl-tests' size), and charges them as that call: a timeline with a model of NCCL
+     * times the call as a whole, by that model, and not the copies and additions one by one; one without runs
+     * {@code moves} as they come.
+     */
+    default void asOneNcclCall(CollectiveCostModel.Collective op, long bytes, Runnable moves) {
+        moves.run();
+    }
+
+    /**
      * The host program spent {@code seconds}, measured, on work of its own that no device does (gathering the
      * next batch from the data set). A timeline whose devices are this machine's processor (the {@code sim}
      * backend's {@code host} profile) counts it, as its one host thread launches nothing meanwhile; one that

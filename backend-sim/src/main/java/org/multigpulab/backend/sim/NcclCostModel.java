@@ -58,10 +58,7 @@ public final class NcclCostModel implements CollectiveCostModel {
             throw new DeviceException("--nics-per-node must be 0 (one per GPU) or more, not " + spec.nicsPerNode());
         }
         int perNode = spec.gpus() / spec.nodes();
-        if (topology.fabric() instanceof Fabric.Mesh mesh && perNode > mesh.links().length) {
-            throw new DeviceException(topology.name() + " is " + topology.displayName() + " of " + mesh.links().length
-                    + " GPUs; choose at most " + mesh.links().length + " GPUs per node");
-        }
+        NcclSystem.checkNodeFits(topology, perNode);
         int nics = spec.nicsPerNode() == 0 ? perNode : spec.nicsPerNode();
         return new NcclSystem(gpu, topology, nic, spec.nodes(), perNode, nics, figures);
     }

@@ -48,6 +48,14 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
     /** What one node's cards carry per GPU, GB/s: the network's share of each NVLS channel across nodes. */
     private final double networkPerGpu;
 
+    /** Refuses a node of {@code perNode} GPUs that {@code topology} does not join: DGX-1's mesh has 8. */
+    static void checkNodeFits(Topology topology, int perNode) {
+        if (topology.fabric() instanceof Fabric.Mesh mesh && perNode > mesh.links().length) {
+            throw new DeviceException(topology.name() + " is " + topology.displayName() + " of " + mesh.links().length
+                    + " GPUs; choose at most " + mesh.links().length + " GPUs per node");
+        }
+    }
+
     NcclSystem(DeviceProfile gpu, Topology topology, Nic nic, int nodes, int perNode, int nics, NcclFigures figures) {
         this.gpu = gpu;
         this.topology = topology;

@@ -4,8 +4,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import org.multigpulab.device.CollectiveCostModel;
 import org.multigpulab.device.CollectiveCostModel.Collective;
 import org.multigpulab.device.DeviceStats;
 import org.multigpulab.device.KernelOp;
@@ -29,6 +33,8 @@ import org.multigpulab.device.Timeline;
  *   issued before it on both GPUs' compute streams is done (as NCCL waits on an event of the compute stream);
  *   later kernels on the compute stream do not wait for it, unless they read what it writes: that is what
  *   lets communication overlap computation.</li>
+ *   <li>An NCCL call ({@link #asOneNcclCall}) is one span, NCCL's model's time for it ({@link NcclSystem}), over
+ *   the communication streams and links of every GPU it touches, its copies and additions not timed one by one.</li>
  *   <li>Every buffer remembers when its last write and its last read end, so that no kernel or copy reads data
  *   before it is written or overwrites data still being read.</li>
  *   <li>When these GPUs are one node of several, each node a process that sums its gradients first over its own
@@ -53,6 +59,10 @@ final class SimTimeline implements Timeline {
     private int nodes = 1;
     /** NCCL's model of one GPU per node over {@link #nodes} nodes, made when the node count is first met. */
     private NcclSystem acrossNodes;
+    /** NCCL's model of these GPUs as one node, made at the first NCCL call. */
+    private NcclSystem withinNode;
+    /** The NCCL call whose moves are running, gathering what they touch; null outside one. */
+    private NcclCall ncclCall;
 
     private final int count;
     /** The host threads' clocks: one, or one per GPU. */
@@ -125,6 +135,10 @@ final class SimTimeline implements Timeline {
      * charged as the calls its device profile would launch ({@link DeviceProfile#charged}), one after another.
      */
     void kernel(int d, boolean onComm, KernelOp.Call call) {
+        if (ncclCall != null) {
+            ncclCall.touched(d, call);
+            return;
+        }
         DeviceProfile profile = profiles.get(d);
         double[] stream = onComm ? comm : compute;
         double ready = 0;
@@ -163,6 +177,11 @@ final class SimTimeline implements Timeline {
 
     /** A copy of {@code bytes} from device {@code from} to device {@code to}, issued on {@code to}. */
     void peerCopy(int from, int to, long bytes, SimBuffer src, SimBuffer dst) {
+        linkBytes[from][to] += bytes;
+        if (ncclCall != null) {
+            ncclCall.copied(from, to, src, dst);
+            return;
+        }
         hosts[host(to)] += profiles.get(to).launchSec();
         double start = max(
                 hosts[host(to)], compute[from], compute[to], peerOut[from], peerIn[to], src.readable(), dst.writable());
@@ -171,7 +190,6 @@ final class SimTimeline implements Timeline {
         peerIn[to] = end;
         dst.written(end);
         src.read(end);
-        linkBytes[from][to] += bytes;
         communicated(from, start, end);
         communicated(to, start, end);
         if (recording) {
@@ -228,6 +246,91 @@ final class SimTimeline implements Timeline {
         Arrays.fill(hosts, start + seconds);
         event(0, "net", op.option() + " across " + nodes + " nodes " + megabytes(bytes), "network", start, seconds);
         cluster.device(0).spanned(start, start + seconds);
+    }
+
+    /**
+     * The moves of one NCCL call run with their data, and their time is NCCL's model's for the call over these GPUs as
+     * one node ({@link NcclSystem}, the collectives' model): each GPU's host launches it once; it starts when every GPU
+     * taking part has done the work issued before it and the buffers it touches are free; it holds every such GPU's
+     * communication stream and links until it ends. On the measured host, whose links have no NCCL figures, and on
+     * one GPU, the moves are timed one by one.
+     */
+    @Override
+    public void asOneNcclCall(Collective op, long bytes, Runnable moves) {
+        if (ncclCall != null || count == 1 || profiles.getFirst().measured() != null) {
+            moves.run();
+            return;
+        }
+        if (withinNode == null) {
+            NcclSystem.checkNodeFits(topology, count);
+            withinNode = new NcclSystem(profiles.getFirst(), topology, nic, 1, count, 1, NcclFigures.defaults());
+        }
+        NcclCall call = new NcclCall();
+        ncclCall = call;
+        try {
+            moves.run();
+        } finally {
+            ncclCall = null;
+        }
+        double start = 0;
+        for (int d : call.devices) {
+            hosts[host(d)] += profiles.get(d).launchSec();
+        }
+        for (int d : call.devices) {
+            start = max(start, hosts[host(d)], compute[d], comm[d], peerIn[d], peerOut[d]);
+        }
+        for (SimBuffer b : call.reads) {
+            start = Math.max(start, b.readable());
+        }
+        for (SimBuffer b : call.writes) {
+            start = Math.max(start, b.writable());
+        }
+        CollectiveCostModel.Estimate estimate = withinNode.estimate(op, bytes, "auto");
+        double end = start + estimate.seconds();
+        for (int d : call.devices) {
+            comm[d] = end;
+            peerIn[d] = end;
+            peerOut[d] = end;
+            communicated(d, start, end);
+            event(
+                    d,
+                    "comm",
+                    "nccl " + op.option() + " " + estimate.algorithm() + "/" + estimate.protocol() + " "
+                            + megabytes(bytes),
+                    "nccl",
+                    start,
+                    end - start);
+            cluster.device(d).spanned(start, end);
+        }
+        call.writes.forEach(b -> b.written(end));
+        call.reads.forEach(b -> b.read(end));
+    }
+
+    /** What the moves of one NCCL call touched: the GPUs, the buffers read and written. */
+    private static final class NcclCall {
+        final Set<Integer> devices = new TreeSet<>();
+        final Set<SimBuffer> reads = new LinkedHashSet<>();
+        final Set<SimBuffer> writes = new LinkedHashSet<>();
+
+        void touched(int d, KernelOp.Call call) {
+            devices.add(d);
+            for (int i = 0; i < call.op().args().size(); i++) {
+                SimBuffer b = (SimBuffer) call.buffer(i);
+                if (call.reads(i)) {
+                    reads.add(b);
+                }
+                if (call.writes(i)) {
+                    writes.add(b);
+                }
+            }
+        }
+
+        void copied(int from, int to, SimBuffer src, SimBuffer dst) {
+            devices.add(from);
+            devices.add(to);
+            reads.add(src);
+            writes.add(dst);
+        }
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.multigpulab.device.Backends;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.CollectiveCostModel;
 import org.multigpulab.device.ConvPoolShape;
 import org.multigpulab.device.ConvShape;
 import org.multigpulab.device.Device;
@@ -53,6 +54,31 @@ class SimTimelineTest {
 
     private static Timeline timeline(List<Device> devices) {
         return devices.getFirst().timeline().orElseThrow();
+    }
+
+    @Test
+    void anNcclCallIsTimedAsOneByNcclsModelAndWhatReadsItsResultWaitsForIt() {
+        List<Device> d = open(4);
+        int n = 1 << 20;
+        List<Buffer> b = d.stream().map(x -> x.allocate(n)).toList();
+        Timeline t = timeline(d);
+        t.asOneNcclCall(CollectiveCostModel.Collective.ALL_REDUCE, 4L * n, () -> {
+            for (int i = 0; i < 4; i++) { // a ring of copies stands for the call's moves
+                d.get((i + 1) % 4).copyFromPeer(b.get(i), b.get((i + 1) % 4));
+            }
+        });
+        double nccl = new NcclSystem(T4, Topology.named("pcie3"), Nic.defaultFor(T4), 1, 4, 1, NcclFigures.defaults())
+                .estimate(CollectiveCostModel.Collective.ALL_REDUCE, 4L * n, "auto")
+                .seconds();
+        // the one host thread launches the call on each GPU, then it runs for NCCL's time, whatever its copies
+        assertEquals(4 * T4.launchSec() + nccl, t.now(), EPS);
+        assertEquals(
+                4 * 4L * n,
+                t.links().stream().mapToLong(Timeline.LinkTraffic::bytes).sum(),
+                "bytes moved");
+        Scale scale = new Scale(2f, b.get(1), n);
+        d.get(1).kernels().launch(scale);
+        assertEquals(4 * T4.launchSec() + nccl + T4.kernelSeconds(scale), t.now(), EPS);
     }
 
     @Test

@@ -2,6 +2,7 @@ package org.multigpulab.core.parallel;
 
 import java.util.List;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.CollectiveCostModel.Collective;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelOp.Add;
 
@@ -77,16 +78,31 @@ public interface AllReduceAlgorithm {
         }
     };
 
-    /** The algorithm called {@code name} on the command line: naive, spread, ring or tree. */
+    /**
+     * NCCL's {@code ncclAllReduce}: the data moves as {@link #RING}'s, and a timeline with a model of NCCL (the sim
+     * backend's) charges the call as NCCL's model says, its algorithm and protocol chosen by size as NCCL chooses
+     * them, instead of copy by copy over the links' datasheet figures.
+     */
+    AllReduceAlgorithm NCCL = (buffers, tensor) -> {
+        long bytes = (long) Collectives.checkLengths(buffers) * Float.BYTES;
+        Runnable ring = () -> RING.allReduce(buffers, tensor);
+        buffers.getFirst()
+                .device()
+                .timeline()
+                .ifPresentOrElse(t -> t.asOneNcclCall(Collective.ALL_REDUCE, bytes, ring), ring);
+    };
+
+    /** The algorithm called {@code name} on the command line: naive, spread, ring, tree or nccl. */
     static AllReduceAlgorithm named(String name) {
         return switch (name) {
             case "naive" -> NAIVE;
             case "spread" -> SPREAD;
             case "ring" -> RING;
             case "tree" -> TREE;
+            case "nccl" -> NCCL;
             default ->
                 throw new IllegalArgumentException(
-                        "unknown allreduce algorithm '" + name + "'; choose naive, spread, ring or tree");
+                        "unknown allreduce algorithm '" + name + "'; choose naive, spread, ring, tree or nccl");
         };
     }
 }

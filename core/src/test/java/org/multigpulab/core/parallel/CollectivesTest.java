@@ -135,6 +135,18 @@ class CollectivesTest {
 
     @ParameterizedTest
     @MethodSource("cases")
+    void ncclsAllreduceMovesAndSumsAsTheRingDoes(int k, int n) {
+        Run ring = run(k, n, data -> Collectives.allReduce(data, AllReduceAlgorithm.RING));
+        Run nccl = run(k, n, data -> Collectives.allReduce(data, AllReduceAlgorithm.NCCL));
+        for (int i = 0; i < k; i++) {
+            assertArrayEquals(ring.after().get(i), nccl.after().get(i), "device " + i);
+        }
+        assertArrayEquals(ring.received(), nccl.received());
+        assertArrayEquals(ring.sent(), nccl.sent());
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
     void reduceScatterLeavesChunkIOnDeviceI(int k, int n) {
         Run r = run(k, n, Collectives::reduceScatter);
         int[] offsets = Collectives.chunkOffsets(n, k);

@@ -42,7 +42,7 @@ import picocli.CommandLine.Option;
             "  ./lab simulate --gpus 1024 --nodes 128 --profile h100 --trace t.json",
             "  ./lab simulate --profile v100 --gpus 2 --batch-size 256 --pytorch-host --host-cpu xeon-e5-2686v4",
             "                                                       the book's §12.5 beside its published runs",
-            "  ./lab simulate --model resnet50 --batch-per-gpu 32 --profile v100 --gpus 16 --nodes 2 --allreduce ring"
+            "  ./lab simulate --model resnet50 --batch-per-gpu 32 --profile v100 --gpus 16 --nodes 2 --allreduce nccl"
                     + " --bucket-cap-mb 25 --scaling",
             "",
             "Memory: " + TimeOnlyEpoch.MEMORY_COUNTED
@@ -89,7 +89,7 @@ final class SimulateCommand implements Callable<Integer> {
             names = "--allreduce",
             paramLabel = "ALGO",
             defaultValue = "naive",
-            description = "Inside a node: naive, spread, ring, tree, as train's. Default: ${DEFAULT-VALUE}.")
+            description = "Inside a node: naive, spread, ring, tree or nccl, as train's. Default: ${DEFAULT-VALUE}.")
     String allreduce;
 
     @Mixin

@@ -124,7 +124,8 @@ final class TrainCommand implements Callable<Integer> {
             paramLabel = "ALGO",
             defaultValue = "naive",
             description = "How gradients are summed: naive (the notebook's, via device 0), spread (each parameter on"
-                    + " its own device), ring, tree. Default: ${DEFAULT-VALUE}.")
+                    + " its own device), ring, tree, or nccl (NCCL's: a ring's data, timed on sim by NCCL's model as"
+                    + " one call). Default: ${DEFAULT-VALUE}.")
     String allreduce;
 
     @CommandLine.Mixin

@@ -58,7 +58,7 @@ class TimeOnlyEpochTest {
     }
 
     @ParameterizedTest(name = "{0} GPUs, {1}, buckets of {2} bytes")
-    @CsvSource({"1, naive, 0", "3, naive, 0", "4, ring, 100000", "8, tree, 0"})
+    @CsvSource({"1, naive, 0", "3, naive, 0", "4, ring, 100000", "8, tree, 0", "4, nccl, 100000"})
     void oneNodeAgreesWithAComputedRun(int gpus, String algorithm, long bucketBytes) {
         AllReduceAlgorithm algo = AllReduceAlgorithm.named(algorithm);
         double real = computed(gpus, algo, bucketBytes, ProcessGroup.SINGLE);
