@@ -83,14 +83,8 @@ public interface AllReduceAlgorithm {
      * backend's) charges the call as NCCL's model says, its algorithm and protocol chosen by size as NCCL chooses
      * them, instead of copy by copy over the links' datasheet figures.
      */
-    AllReduceAlgorithm NCCL = (buffers, tensor) -> {
-        long bytes = (long) Collectives.checkLengths(buffers) * Float.BYTES;
-        Runnable ring = () -> RING.allReduce(buffers, tensor);
-        buffers.getFirst()
-                .device()
-                .timeline()
-                .ifPresentOrElse(t -> t.asOneNcclCall(Collective.ALL_REDUCE, bytes, ring), ring);
-    };
+    AllReduceAlgorithm NCCL = (buffers, tensor) ->
+            Collectives.asOneNcclCall(Collective.ALL_REDUCE, buffers, () -> RING.allReduce(buffers, tensor));
 
     /** The algorithm called {@code name} on the command line: naive, spread, ring, tree or nccl. */
     static AllReduceAlgorithm named(String name) {

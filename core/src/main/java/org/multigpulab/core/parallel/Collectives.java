@@ -3,6 +3,7 @@ package org.multigpulab.core.parallel;
 import java.util.List;
 import org.multigpulab.core.autograd.Ops;
 import org.multigpulab.device.Buffer;
+import org.multigpulab.device.CollectiveCostModel.Collective;
 import org.multigpulab.device.Device;
 import org.multigpulab.device.KernelOp.Add;
 import org.multigpulab.device.Kernels;
@@ -30,6 +31,16 @@ public final class Collectives {
      */
     public static void allReduce(List<Buffer> buffers) {
         allReduce(buffers, AllReduceAlgorithm.NAIVE);
+    }
+
+    /**
+     * Runs {@code moves}, the data movement of NCCL's collective {@code op} over {@code buffers} (one per device),
+     * as one NCCL call: a timeline with a model of NCCL charges it as that model times {@code op} over one buffer's
+     * bytes; without one the moves are all there is.
+     */
+    static void asOneNcclCall(Collective op, List<Buffer> buffers, Runnable moves) {
+        long bytes = (long) checkLengths(buffers) * Float.BYTES;
+        buffers.getFirst().device().timeline().ifPresentOrElse(t -> t.asOneNcclCall(op, bytes, moves), moves);
     }
 
     /** {@code allReduce}: the sum of {@code buffers} into every one of them, the data moved by {@code algorithm}. */
