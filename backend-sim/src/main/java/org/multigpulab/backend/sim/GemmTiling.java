@@ -8,10 +8,12 @@ import org.multigpulab.device.KernelOp;
  * A convolution or a matrix product as a cuDNN-class library runs it on a GPU: one matrix product of {@code m × n}
  * outputs, each a sum of {@code k} products (a convolution as an implicit GEMM), cut into tiles of outputs, a
  * thread block each, every multiprocessor running one block at a time. For the shape, the library takes the tile
- * that finishes first among CUTLASS's SIMT SGEMM thread-block tiles (128 × 128, 128 × 64, 64 × 128;
- * {@code cutlass/gemm/device/default_gemm_configuration.h}), and where the tiles alone leave multiprocessors idle it
- * splits each tile's sum over several blocks (split-K, as cuDNN's filter gradients do), slices no shorter than
- * {@link #MIN_SLICE}. What the product costs is the blocks' arithmetic: the last wave's idle multiprocessors and
+ * that finishes first among CUTLASS's SIMT SGEMM tiles of 4 warps or more, which keep a multiprocessor's 4
+ * schedulers busy on their own ({@code tools/library/scripts/generator.py}, {@code GenerateSM50_Simt}: 128 × 128
+ * with 8 warps, 128 × 64 and 64 × 128 with 4; its 2-warp tiles, 64 × 64, 128 × 32 and 32 × 128, are left out: with
+ * them the H200's check shard came out at −11 % instead of −6 %), and where the tiles alone leave multiprocessors
+ * idle it splits each tile's sum over several blocks (split-K, as cuDNN's filter gradients do), slices no shorter
+ * than {@link #MIN_SLICE}. What the product costs is the blocks' arithmetic: the last wave's idle multiprocessors and
  * each tile's unused edge are paid for, so that a narrow or a small product gets a fraction of the GPU's rate,
  * {@link #utilization}. A product of fewer than {@link #MIN_SIDE} rows or columns is not tiled: it is a
  * matrix–vector product in all but name (cuBLAS runs such as {@code gemv} or a dot product), bound by its memory.
