@@ -32,7 +32,11 @@ record GemmTiling(long m, long n, long k) {
 
     private static Optional<GemmTiling> product(KernelOp.Call call) {
         return switch (call) {
-            case KernelOp.Conv2dForward c -> Optional.of(outputs(c.s(), (long) c.s().outChannels(), taps(c.s())));
+            case KernelOp.Conv2dForward c -> {
+                ConvShape s = c.s();
+                yield Optional.of(
+                        new GemmTiling((long) s.batch() * s.outHeight() * s.outWidth(), s.outChannels(), taps(s)));
+            }
             case KernelOp.Conv2dBackwardData c -> {
                 ConvShape s = c.s();
                 long inputs = (long) s.batch() * s.height() * s.width();
@@ -47,10 +51,6 @@ record GemmTiling(long m, long n, long k) {
             case KernelOp.Gemm g -> Optional.of(new GemmTiling(g.m(), g.n(), g.k()));
             default -> Optional.empty();
         };
-    }
-
-    private static GemmTiling outputs(ConvShape s, long channels, long sum) {
-        return new GemmTiling((long) s.batch() * s.outHeight() * s.outWidth(), channels, sum);
     }
 
     private static long taps(ConvShape s) {

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.DoublePredicate;
 import org.multigpulab.device.Availability;
 import org.multigpulab.device.Backend;
 import org.multigpulab.device.Backends;
@@ -236,27 +237,28 @@ public final class SimBackend implements Backend {
         if (share == null && micros == null) {
             return profiles;
         }
+        double flopsShare = share == null
+                ? Double.NaN
+                : figure(DeviceProfile.FLOPS_SHARE, share, v -> v > 0 && v <= 1, "a share above 0 and at most 1");
+        double kernelSec = micros == null
+                ? Double.NaN
+                : 1e-6 * figure(DeviceProfile.KERNEL_US, micros, v -> v >= 0, "µs, 0 or more");
         return profiles.stream()
                 .map(p -> p.withKernelFigures(
-                        share == null ? p.flopsShare() : figure(DeviceProfile.FLOPS_SHARE, share, "a share above 0"),
-                        micros == null
-                                ? p.kernelSec()
-                                : 1e-6 * figure(DeviceProfile.KERNEL_US, micros, "µs, 0 or more")))
+                        share == null ? p.flopsShare() : flopsShare, micros == null ? p.kernelSec() : kernelSec))
                 .toList();
     }
 
-    /** Sim option {@code option}'s value {@code text}, a finite number that {@code what} describes. */
-    private static double figure(String option, String text, String what) {
+    /** Sim option {@code option}'s value {@code text}: a finite number that {@code valid} holds, as {@code what} says. */
+    private static double figure(String option, String text, DoublePredicate valid, String what) {
         double value;
         try {
             value = Double.parseDouble(text);
         } catch (NumberFormatException e) {
             value = Double.NaN;
         }
-        boolean share = option.equals(DeviceProfile.FLOPS_SHARE);
-        if (!Double.isFinite(value) || value < 0 || (share && (value == 0 || value > 1))) {
-            throw new DeviceException(
-                    "sim option " + option + " is " + what + (share ? " and at most 1" : "") + ", not '" + text + "'");
+        if (!Double.isFinite(value) || !valid.test(value)) {
+            throw new DeviceException("sim option " + option + " is " + what + ", not '" + text + "'");
         }
         return value;
     }

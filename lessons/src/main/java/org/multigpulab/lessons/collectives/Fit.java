@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.multigpulab.device.CollectiveCostModel;
+import org.multigpulab.lessons.simulate.GoldenSection;
 
 /**
  * The figures of the cost model that are fitted on measurements ({@link CollectiveCostModel#fitted()}), fitted on
@@ -13,8 +14,6 @@ import org.multigpulab.device.CollectiveCostModel;
  * tenth and ten times its value), and the turns repeat until no figure moves by more than 0.1 %.
  */
 public record Fit(Map<String, Double> figures, double rmsLogError) {
-
-    private static final double GOLDEN = (Math.sqrt(5) - 1) / 2;
 
     /** The best figures for {@code calibration}, starting from {@code model}'s own. */
     public static Fit of(CollectiveCostModel model, List<Measurement> calibration) {
@@ -41,21 +40,15 @@ public record Fit(Map<String, Double> figures, double rmsLogError) {
     private static double minimise(
             CollectiveCostModel model, List<Measurement> calibration, Map<String, Double> figures, String name) {
         double centre = Math.log(figures.get(name));
-        double lo = centre - Math.log(10), hi = centre + Math.log(10);
         Map<String, Double> trial = new LinkedHashMap<>(figures);
-        while (hi - lo > 1e-4) {
-            double a = hi - GOLDEN * (hi - lo), b = lo + GOLDEN * (hi - lo);
-            trial.put(name, Math.exp(a));
-            double costA = cost(model.with(trial), calibration);
-            trial.put(name, Math.exp(b));
-            double costB = cost(model.with(trial), calibration);
-            if (costA < costB) {
-                hi = b;
-            } else {
-                lo = a;
-            }
-        }
-        return Math.exp((lo + hi) / 2);
+        return Math.exp(GoldenSection.minimum(
+                x -> {
+                    trial.put(name, Math.exp(x));
+                    return cost(model.with(trial), calibration);
+                },
+                centre - Math.log(10),
+                centre + Math.log(10),
+                1e-4));
     }
 
     /** The mean squared log ratio of modelled to measured bus bandwidth over the sizes the bands count. */

@@ -20,7 +20,8 @@ import org.multigpulab.core.parallel.AllReduceAlgorithm;
  * rate that the GPU's kernels reach ({@code flops-share}) and the device's fixed time per kernel
  * ({@code kernel-us}). At a given share a simulated step's kernels take {@code a + n·t} for a fixed time {@code t}
  * ({@code n} the step's kernels), so two simulations give each shard's line; the fit is the pair that makes the
- * worst calibration row's error least (the measure the rows are judged by), the share searched by golden sections.
+ * worst calibration row's error least (the measure the rows are judged by), each searched by golden sections
+ * ({@link GoldenSection}).
  */
 public record KernelFit(double flopsShare, double kernelSec, List<Row> rows) {
 
@@ -39,8 +40,6 @@ public record KernelFit(double flopsShare, double kernelSec, List<Row> rows) {
     private static final String FILE = "/org/multigpulab/lessons/gpu-runs/h200-lenet-step.txt";
     /** The GPU the measurements ran on, as the sim backend names its profile. */
     public static final String PROFILE = "h200";
-
-    private static final double GOLDEN = (Math.sqrt(5) - 1) / 2;
 
     /** The H200's measured shards, in the file's order. */
     public static List<Shard> h200() {
@@ -78,31 +77,31 @@ public record KernelFit(double flopsShare, double kernelSec, List<Row> rows) {
 
     /** The figures that fit {@code shards}' calibration rows best, and every row at them. */
     public static KernelFit of(List<Shard> shards) {
-        double lo = 0.05, hi = 1;
-        while (hi - lo > 1e-4) {
-            double a = hi - GOLDEN * (hi - lo), b = lo + GOLDEN * (hi - lo);
-            if (atShare(shards, a).worst < atShare(shards, b).worst) {
-                hi = b;
-            } else {
-                lo = a;
-            }
-        }
-        double share = (lo + hi) / 2;
+        double share = GoldenSection.minimum(
+                s -> {
+                    Lines at = atShare(shards, s);
+                    return at.worst(at.bestKernelSec());
+                },
+                0.05,
+                1,
+                1e-4);
         Lines best = atShare(shards, share);
+        double kernelSec = best.bestKernelSec();
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < shards.size(); i++) {
-            rows.add(new Row(shards.get(i), best.seconds(i, best.kernelSec)));
+            rows.add(new Row(shards.get(i), best.seconds(i, kernelSec)));
         }
-        return new KernelFit(share, best.kernelSec, List.copyOf(rows));
+        return new KernelFit(share, kernelSec, List.copyOf(rows));
     }
 
-    /** Each shard's line {@code {a, n}} at one share, the best fixed time on them, and its worst calibration error. */
-    private record Lines(List<Shard> shards, List<double[]> lines, double kernelSec, double worst) {
+    /** Each shard's line {@code {a, n}} at one share: its kernels' seconds at a fixed time {@code t} a kernel. */
+    private record Lines(List<Shard> shards, List<double[]> lines) {
 
         double seconds(int i, double t) {
             return lines.get(i)[0] + lines.get(i)[1] * t;
         }
 
+        /** The worst calibration row's error at a fixed time {@code t} a kernel. */
         double worst(double t) {
             double worst = 0;
             for (int i = 0; i < shards.size(); i++) {
@@ -113,9 +112,14 @@ public record KernelFit(double flopsShare, double kernelSec, List<Row> rows) {
             }
             return worst;
         }
+
+        /** The fixed time a kernel, 0 to 50 µs, whose worst calibration error is least. */
+        double bestKernelSec() {
+            return GoldenSection.minimum(this::worst, 0, 50e-6, 1e-10);
+        }
     }
 
-    /** The best fixed time per kernel at {@code share}: a golden-section search over 0 to 50 µs. */
+    /** Each shard's line at {@code share}, from two simulations of its step. */
     private static Lines atShare(List<Shard> shards, double share) {
         String s = Double.toString(share);
         List<double[]> lines = shards.stream()
@@ -125,18 +129,7 @@ public record KernelFit(double flopsShare, double kernelSec, List<Row> rows) {
                     return new double[] {none, (one - none) / 1e-6};
                 })
                 .toList();
-        Lines at = new Lines(shards, lines, 0, 0);
-        double lo = 0, hi = 50e-6;
-        while (hi - lo > 1e-10) {
-            double a = hi - GOLDEN * (hi - lo), b = lo + GOLDEN * (hi - lo);
-            if (at.worst(a) < at.worst(b)) {
-                hi = b;
-            } else {
-                lo = a;
-            }
-        }
-        double t = (lo + hi) / 2;
-        return new Lines(shards, lines, t, at.worst(t));
+        return new Lines(shards, lines);
     }
 
     /** The fit as a table for people: the figures, then each shard measured and simulated. */
