@@ -2,7 +2,6 @@ package org.multigpulab.device;
 
 import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.Set;
 
 /**
  * A cost model of collectives: how long one would take on a system of GPUs, nodes and links, computed without
@@ -22,8 +21,29 @@ public interface CollectiveCostModel {
     /** The figures the model computes with, by name: those from sources, and those fitted on measurements. */
     Map<String, Double> figures();
 
-    /** The names of the figures fitted on measurements (the others come from sources). */
-    Set<String> fitted();
+    /**
+     * The figures fitted on measurements (the others come from sources), each with the term of a collective's time
+     * it sets.
+     */
+    Map<String, Term> fitted();
+
+    /**
+     * The part of a collective's time a fitted figure sets, and so the sizes it is fitted on: those where it, and
+     * not another, shapes the time (as Hockney fitted a message's start-up on short messages and its rate on long
+     * ones). Fitted on every size, a figure takes up the errors of the others: a share of the links fitted on small
+     * collectives would follow their latency.
+     */
+    enum Term {
+        /** The launches a small collective waits for: fitted on the sizes below 1 MB. */
+        LAUNCH,
+        /**
+         * The fixed part of the time on the GPUs, which shows from the smallest sizes until the bytes bury it:
+         * fitted on every size the bands count.
+         */
+        LATENCY,
+        /** The time per byte: fitted on the sizes of 16 MB and more. */
+        BANDWIDTH
+    }
 
     /**
      * This model with {@code changes} in place of some of its figures: to fit them, or to see what one moves.
@@ -33,11 +53,20 @@ public interface CollectiveCostModel {
     CollectiveCostModel with(Map<String, Double> changes);
 
     /**
-     * What a system is made of: {@code gpus} in all, spread evenly over {@code nodes}, each a GPU of
-     * {@code profile} joined inside the node by {@code topology} (null: the profile's own), and between nodes by
-     * {@code nicsPerNode} network cards of kind {@code nic} (null: the model's default; 0 cards: one per GPU).
+     * What a system is made of, and how it is driven: {@code gpus} in all, spread evenly over {@code nodes}, each a
+     * GPU of {@code profile} joined inside the node by {@code topology} (null: the profile's own), and between nodes
+     * by {@code nicsPerNode} network cards of kind {@code nic} (null: the model's default; 0 cards: one per GPU);
+     * one host thread launches each collective on {@code gpusPerThread} GPUs (nccl-tests' {@code -g}: 1 where a
+     * process runs each GPU, as under {@code mpirun} and DDP).
      */
-    record SystemSpec(int gpus, int nodes, String profile, String topology, String nic, int nicsPerNode) {}
+    record SystemSpec(
+            int gpus, int nodes, String profile, String topology, String nic, int nicsPerNode, int gpusPerThread) {
+
+        /** A system where a process runs each GPU. */
+        public SystemSpec(int gpus, int nodes, String profile, String topology, String nic, int nicsPerNode) {
+            this(gpus, nodes, profile, topology, nic, nicsPerNode, 1);
+        }
+    }
 
     /** A checked system: its description, and the time of any collective on it. */
     interface CostedSystem {

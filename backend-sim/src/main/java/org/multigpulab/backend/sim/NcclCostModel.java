@@ -1,7 +1,6 @@
 package org.multigpulab.backend.sim;
 
 import java.util.Map;
-import java.util.Set;
 import org.multigpulab.device.CollectiveCostModel;
 import org.multigpulab.device.DeviceException;
 
@@ -28,7 +27,7 @@ public final class NcclCostModel implements CollectiveCostModel {
     }
 
     @Override
-    public Set<String> fitted() {
+    public Map<String, Term> fitted() {
         return NcclFigures.FITTED;
     }
 
@@ -59,7 +58,11 @@ public final class NcclCostModel implements CollectiveCostModel {
         }
         int perNode = spec.gpus() / spec.nodes();
         NcclSystem.checkNodeFits(topology, perNode);
+        if (spec.gpusPerThread() < 1 || spec.gpusPerThread() > perNode) {
+            throw new DeviceException("--gpus-per-thread must be from 1 to the " + perNode + " GPUs of a node, not "
+                    + spec.gpusPerThread());
+        }
         int nics = spec.nicsPerNode() == 0 ? perNode : spec.nicsPerNode();
-        return new NcclSystem(gpu, topology, nic, spec.nodes(), perNode, nics, figures);
+        return new NcclSystem(gpu, topology, nic, spec.nodes(), perNode, nics, spec.gpusPerThread(), figures);
     }
 }

@@ -2,7 +2,7 @@ package org.multigpulab.backend.sim;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
+import org.multigpulab.device.CollectiveCostModel;
 import org.multigpulab.device.DeviceException;
 
 /**
@@ -13,8 +13,9 @@ import org.multigpulab.device.DeviceException;
  * calibration set of published nccl-tests runs ({@code ./lab collectives --fit}), and no other figure is:
  * <ul>
  *   <li>{@code latency-scale}: NCCL's latencies are figures to choose an algorithm by, relative to one another; the
- *       time a collective's fixed part really takes, its kernel's launch included, is this multiple of them (a
- *       launch cost on top of them fitted to nothing, so there is none);</li>
+ *       time a collective's fixed part really takes on the GPUs is this multiple of them;</li>
+ *   <li>{@code launch-us}: the time a host thread takes to launch a collective on one GPU, NCCL's enqueue and the
+ *       kernel's launch, µs;</li>
  *   <li>{@code host-copy-share}: without peer-to-peer, the share of its PCIe link a GPU reaches when every byte goes
  *       through host memory (NCCL's SHM transport, copies by the GPU's threads into pinned host memory).</li>
  * </ul>
@@ -22,7 +23,13 @@ import org.multigpulab.device.DeviceException;
 record NcclFigures(Map<String, Double> values) {
 
     /** The figures fitted on the calibration set, and the command that fits them. */
-    static final Set<String> FITTED = Set.of("latency-scale", "host-copy-share");
+    static final Map<String, CollectiveCostModel.Term> FITTED = Map.of(
+            "latency-scale",
+            CollectiveCostModel.Term.LATENCY,
+            "launch-us",
+            CollectiveCostModel.Term.LAUNCH,
+            "host-copy-share",
+            CollectiveCostModel.Term.BANDWIDTH);
 
     static NcclFigures defaults() {
         Map<String, Double> v = new LinkedHashMap<>();
@@ -33,8 +40,9 @@ record NcclFigures(Map<String, Double> values) {
         v.put("pcie-gen4", 24.0);
         v.put("pcie-gen5", 48.0);
         v.put("nic-scale", 1.0);
-        v.put("latency-scale", 1.481);
-        v.put("host-copy-share", 0.791);
+        v.put("latency-scale", 1.281);
+        v.put("launch-us", 3.985);
+        v.put("host-copy-share", 0.653);
         return new NcclFigures(Map.copyOf(v));
     }
 

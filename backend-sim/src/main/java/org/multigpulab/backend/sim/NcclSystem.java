@@ -22,7 +22,9 @@ import org.multigpulab.device.DeviceException;
  * Simple) a latency and a bandwidth, from the channels and the tables of {@link NcclTuning}; NCCL runs the pair its
  * model calls fastest, and so does "auto". Then the time nccl-tests would measure: the chosen pair on the channels
  * and threads {@code enqueue.cc} gives a collective of that size (fewer for small ones), its latency scaled to what
- * steps really take ({@link NcclFigures}: the figures fitted on measurements).
+ * steps really take ({@link NcclFigures}: the figures fitted on measurements). nccl-tests launches its iterations
+ * back to back, so a host thread's launches on its GPUs are a floor under each: most of a small collective's time
+ * where one thread drives every GPU of a node ({@code -g 8}).
  *
  * <p>Not modelled: CollNet (SHARP in the network's switches), the sockets' link between GPUs, the start-up
  * costs of transports other than InfiniBand's verbs (TCP sockets, EFA's SRD, GPUDirect-TCPXO).
@@ -35,6 +37,7 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
     private final int nodes;
     private final int perNode;
     private final int nics;
+    private final int gpusPerThread;
     private final NcclFigures figures;
     private final int computeCapability;
     private final Generation generation;
@@ -56,13 +59,22 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
         }
     }
 
-    NcclSystem(DeviceProfile gpu, Topology topology, Nic nic, int nodes, int perNode, int nics, NcclFigures figures) {
+    NcclSystem(
+            DeviceProfile gpu,
+            Topology topology,
+            Nic nic,
+            int nodes,
+            int perNode,
+            int nics,
+            int gpusPerThread,
+            NcclFigures figures) {
         this.gpu = gpu;
         this.topology = topology;
         this.nic = nic;
         this.nodes = nodes;
         this.perNode = perNode;
         this.nics = nics;
+        this.gpusPerThread = gpusPerThread;
         this.figures = figures;
         this.computeCapability = computeCapability(gpu);
         this.generation = Generation.of(computeCapability);
@@ -102,8 +114,18 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
         return nodes == 1 ? inside : inside + ", " + nics + "× " + nic.displayName() + " each";
     }
 
+    /** nccl-tests' time: the GPUs' own, or the launches of the thread that drives most GPUs where they take longer. */
     @Override
     public Estimate estimate(Collective op, long bytes, String algorithm) {
+        Estimate onDevices = onDevices(op, bytes, algorithm);
+        double launches = gpusPerThread * figures.get("launch-us") * 1e-6;
+        return launches > onDevices.seconds()
+                ? new Estimate(launches, onDevices.algorithm(), onDevices.protocol())
+                : onDevices;
+    }
+
+    /** The time the GPUs take for a collective once it is launched, as a timeline that charges launches needs. */
+    Estimate onDevices(Collective op, long bytes, String algorithm) {
         if (ranks() == 1) {
             // one rank: nccl-tests times a copy within the GPU, a read and a write of every byte
             return new Estimate(2.0 * bytes / gpu.memoryBytesPerSec(), "copy", "none");

@@ -237,10 +237,10 @@ final class SimTimeline implements Timeline {
     @Override
     public void acrossNodes(Collective op, long bytes, int nodes) {
         if (acrossNodes == null || this.nodes != nodes) {
-            acrossNodes = new NcclSystem(profiles.getFirst(), topology, nic, nodes, 1, 1, NcclFigures.defaults());
+            acrossNodes = new NcclSystem(profiles.getFirst(), topology, nic, nodes, 1, 1, 1, NcclFigures.defaults());
         }
         this.nodes = nodes;
-        double seconds = acrossNodes.estimate(op, bytes, "auto").seconds();
+        double seconds = acrossNodes.onDevices(op, bytes, "auto").seconds();
         // every host takes part, and none goes on before the sum is back
         double start = Arrays.stream(hosts).max().orElseThrow();
         Arrays.fill(hosts, start + seconds);
@@ -263,7 +263,7 @@ final class SimTimeline implements Timeline {
         }
         if (withinNode == null) {
             NcclSystem.checkNodeFits(topology, count);
-            withinNode = new NcclSystem(profiles.getFirst(), topology, nic, 1, count, 1, NcclFigures.defaults());
+            withinNode = new NcclSystem(profiles.getFirst(), topology, nic, 1, count, 1, 1, NcclFigures.defaults());
         }
         NcclCall call = new NcclCall();
         ncclCall = call;
@@ -285,7 +285,7 @@ final class SimTimeline implements Timeline {
         for (SimBuffer b : call.writes) {
             start = Math.max(start, b.writable());
         }
-        CollectiveCostModel.Estimate estimate = withinNode.estimate(op, bytes, "auto");
+        CollectiveCostModel.Estimate estimate = withinNode.onDevices(op, bytes, "auto");
         double end = start + estimate.seconds();
         for (int d : call.devices) {
             comm[d] = end;

@@ -110,7 +110,29 @@ class NcclCostModelTest {
     }
 
     @Test
+    void oneThreadDrivingEveryGpuMakesSmallCollectivesWaitForItsLaunches() {
+        CostedSystem perProcess = model.system(new SystemSpec(8, 1, "h100", null, null, 0, 1));
+        CostedSystem oneThread = model.system(new SystemSpec(8, 1, "h100", null, null, 0, 8));
+        double launches = 8 * model.figures().get("launch-us") * 1e-6;
+        // 8 bytes: the GPUs are done before the thread has launched on all eight
+        double gpus = perProcess.estimate(Collective.ALL_REDUCE, 8, "auto").seconds();
+        assertTrue(gpus < launches, gpus + " s");
+        assertEquals(
+                launches, oneThread.estimate(Collective.ALL_REDUCE, 8, "auto").seconds(), 1e-15);
+        // 1 GiB: the bytes hide the launches
+        assertEquals(
+                perProcess.estimate(Collective.ALL_REDUCE, GIB, "auto").seconds(),
+                oneThread.estimate(Collective.ALL_REDUCE, GIB, "auto").seconds());
+    }
+
+    @Test
     void badSystemsAndAlgorithmsSayWhatToChoose() {
+        for (int g : new int[] {0, 9}) {
+            assertTrue(assertThrows(
+                            DeviceException.class, () -> model.system(new SystemSpec(8, 1, "a100", null, null, 0, g)))
+                    .getMessage()
+                    .contains("--gpus-per-thread must be from 1 to the 8 GPUs of a node, not " + g));
+        }
         assertTrue(assertThrows(DeviceException.class, () -> system(6, 4, "a100", null, null, 0))
                 .getMessage()
                 .contains("do not split evenly over 4 nodes"));

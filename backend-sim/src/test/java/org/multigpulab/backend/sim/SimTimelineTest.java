@@ -67,8 +67,9 @@ class SimTimelineTest {
                 d.get((i + 1) % 4).copyFromPeer(b.get(i), b.get((i + 1) % 4));
             }
         });
-        double nccl = new NcclSystem(T4, Topology.named("pcie3"), Nic.defaultFor(T4), 1, 4, 1, NcclFigures.defaults())
-                .estimate(CollectiveCostModel.Collective.ALL_REDUCE, 4L * n, "auto")
+        double nccl = new NcclSystem(
+                        T4, Topology.named("pcie3"), Nic.defaultFor(T4), 1, 4, 1, 1, NcclFigures.defaults())
+                .onDevices(CollectiveCostModel.Collective.ALL_REDUCE, 4L * n, "auto")
                 .seconds();
         // the one host thread launches the call on each GPU, then it runs for NCCL's time, whatever its copies
         assertEquals(4 * T4.launchSec() + nccl, t.now(), EPS);

@@ -90,6 +90,15 @@ final class CollectivesCommand implements Callable<Integer> {
     int nicsPerNode;
 
     @Option(
+            names = {"-g", "--gpus-per-thread"},
+            paramLabel = "G",
+            defaultValue = "1",
+            description = "GPUs one host thread launches each collective on, as nccl-tests' -g: 1 is a process per"
+                    + " GPU (mpirun, DDP), --gpus drives the node from one thread; small collectives wait for the"
+                    + " launches (default ${DEFAULT-VALUE}).")
+    int gpusPerThread;
+
+    @Option(
             names = "--algo",
             paramLabel = "ALGO",
             defaultValue = "auto",
@@ -139,7 +148,13 @@ final class CollectivesCommand implements Callable<Integer> {
             AtomicFile.checkWritable("--json", json);
         }
         CostedSystem system = model.system(new SystemSpec(
-                simulated.gpus, simulated.nodes, simulated.profile, simulated.topology, simulated.nic, nicsPerNode));
+                simulated.gpus,
+                simulated.nodes,
+                simulated.profile,
+                simulated.topology,
+                simulated.nic,
+                nicsPerNode,
+                gpusPerThread));
         List<PerfRow> rows = new ArrayList<>();
         for (long size : sizes) {
             long aligned = aligned(collective, size);

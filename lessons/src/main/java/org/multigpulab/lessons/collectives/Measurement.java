@@ -20,7 +20,8 @@ import org.multigpulab.device.CollectiveCostModel.SystemSpec;
  * judged by; nccl-tests/README.md states the split). {@code # key: value} lines say what the system is, where the
  * figures come from ({@code source}, {@code nccl}: the version the output printed, {@code gpu}, {@code command}),
  * what the model lacks for it ({@code needs}), how to simulate it ({@code op}, {@code gpus}, {@code nodes},
- * {@code profile}, {@code topology}, {@code nic}, {@code nics-per-node}), and {@code bands-from}, the size from which
+ * {@code profile}, {@code topology}, {@code nic}, {@code nics-per-node}, {@code gpus-per-thread}: the command's
+ * {@code -g}, 1 where absent), and {@code bands-from}, the size from which
  * the error bands count its rows (when the source's transport is one the model has no figures for); then one row per
  * size, bytes and either the bus bandwidth in GB/s or the time in µs, as the last comment line names it.
  */
@@ -111,7 +112,8 @@ public record Measurement(
                 keys.get("profile"),
                 keys.get("topology"),
                 keys.get("nic"),
-                Integer.parseInt(keys.getOrDefault("nics-per-node", "0")));
+                Integer.parseInt(keys.getOrDefault("nics-per-node", "0")),
+                Integer.parseInt(keys.getOrDefault("gpus-per-thread", "1").split("\\s")[0]));
         boolean times = lastComment.contains("time(us)");
         List<Point> points = new ArrayList<>();
         for (String[] row : rows) {

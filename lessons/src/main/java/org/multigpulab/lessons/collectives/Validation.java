@@ -96,10 +96,14 @@ public record Validation(List<Comparison> comparisons) {
         return PerfRow.of(m.op(), m.spec().gpus(), bytes, e);
     }
 
+    /** The comparisons of the sizes the bands count, at any size. */
+    public List<Comparison> counted() {
+        return comparisons.stream().filter(Comparison::counted).toList();
+    }
+
     /** The comparisons the bands count at {@code bytes ≥ LARGE} (large) or {@code < SMALL} (small). */
     public List<Comparison> counted(boolean large) {
-        return comparisons.stream()
-                .filter(Comparison::counted)
+        return counted().stream()
                 .filter(c -> large ? c.bytes() >= LARGE : c.bytes() < SMALL)
                 .toList();
     }

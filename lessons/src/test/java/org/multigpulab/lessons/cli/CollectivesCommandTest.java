@@ -96,6 +96,21 @@ class CollectivesCommandTest {
         }
     }
 
+    /** nccl-tests' -g: one thread launching on all eight GPUs holds small sizes up, not large ones. */
+    @Test
+    void oneThreadForEveryGpuSlowsSmallSizesOnly() {
+        String[] sweep = {"--gpus", "8", "--profile", "h100", "-b", "8", "-e", "1G", "-f", "1024"};
+        List<String[]> perProcess = rows(collectives(sweep).out());
+        String[] oneThreadSweep = Arrays.copyOf(sweep, sweep.length + 2);
+        oneThreadSweep[sweep.length] = "-g";
+        oneThreadSweep[sweep.length + 1] = "8";
+        List<String[]> oneThread = rows(collectives(oneThreadSweep).out());
+        assertEquals(3, oneThread.size()); // 8 B, 8 KiB, 8 MiB
+        assertTrue(Double.parseDouble(oneThread.get(0)[5])
+                > Double.parseDouble(perProcess.get(0)[5]));
+        assertEquals(perProcess.getLast()[5], oneThread.getLast()[5]);
+    }
+
     /** Sizes that round to no float, and one GPU, move nothing: 0 GB/s, as nccl-tests prints it, never NaN. */
     @Test
     void rowsThatMoveNothingReadZeroGigabytesPerSecond() {
@@ -140,6 +155,7 @@ class CollectivesCommandTest {
                 "--topology nvlink3 --algo nvls|nvls needs NVSwitches that add",
                 "-b 1 -e 1G -i 1|more than 10000 sizes",
                 "--gpus 0|--gpus must be 1 or more, not 0",
+                "--gpus 8 -g 9|--gpus-per-thread must be from 1 to the 8 GPUs of a node, not 9",
                 "--nic hdr|one node crosses none; give --nodes 2 or more, or leave --nic out"
             })
     void badInputIsOneClearLineAndExitTwo(String args, String message) {

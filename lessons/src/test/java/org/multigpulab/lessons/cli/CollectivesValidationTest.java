@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,8 +19,8 @@ import org.multigpulab.lessons.collectives.Validation;
 /**
  * The cost model against the published nccl-tests measurements in this module's resources: its fitted figures are
  * the calibration set's fit, the calibration set sits within its bands, and the validation set, kept apart from the
- * fit, within what the model reaches on it (docs/ARCHITECTURE.md: the worst ratios meet issue 49's goal, the median
- * does not yet). Every figure a validation row uses moves what the model says of it.
+ * fit, meets issue 49's goal (docs/ARCHITECTURE.md), and misses it when any one figure a validation row uses is 30 %
+ * off.
  */
 class CollectivesValidationTest {
 
@@ -30,7 +31,7 @@ class CollectivesValidationTest {
     @Test
     void theFittedFiguresAreTheCalibrationSetsFit() {
         Fit fit = Fit.of(model, Measurement.calibration());
-        for (String name : model.fitted()) {
+        for (String name : model.fitted().keySet()) {
             assertEquals(
                     fit.figures().get(name),
                     model.figures().get(name),
@@ -48,11 +49,9 @@ class CollectivesValidationTest {
     }
 
     @Test
-    void theValidationSetMeetsTheGoalsWorstRatiosAndAMedianOfTwentyPercent() {
+    void theValidationSetMeetsIssue49sGoal() {
         String table = String.join("\n", validation.report());
-        assertTrue(validation.worstRatio(true) <= Validation.Goal.ISSUE_49.worstLarge(), table);
-        assertTrue(validation.worstRatio(false) <= Validation.Goal.ISSUE_49.worstSmall(), table);
-        assertTrue(validation.medianLargeError() <= 0.20, table);
+        assertTrue(Validation.Goal.ISSUE_49.metBy(validation), table);
         assertTrue(
                 validation.counted(true).size() >= 20
                         && validation.counted(false).size() >= 20,
@@ -60,22 +59,28 @@ class CollectivesValidationTest {
     }
 
     @Test
-    void everyFigureAValidationRowUsesMovesIts30PercentChangeIntoTheTable() {
+    void anyFigureACountedValidationRowUsesMissesTheGoalWhenMoved30PercentOneWayOrTheOther() {
+        List<String> stillMet = new ArrayList<>();
         for (String name : model.figures().keySet()) {
+            List<String> met = new ArrayList<>();
+            boolean used = false;
             for (double factor : new double[] {0.7, 1.3}) {
                 Validation moved = Validation.of(
                         model.with(Map.of(name, model.figures().get(name) * factor)), Measurement.validation());
-                List<Validation.Comparison> before = validation.comparisons(), after = moved.comparisons();
-                double most = 0;
-                for (int i = 0; i < before.size(); i++) {
-                    most = Math.max(
-                            most,
-                            Math.abs(after.get(i).modelled() / before.get(i).modelled() - 1));
+                for (int i = 0; i < moved.comparisons().size(); i++) {
+                    used |= validation.comparisons().get(i).counted()
+                            && moved.comparisons().get(i).modelled()
+                                    != validation.comparisons().get(i).modelled();
                 }
-                // a figure either leaves the validation set alone or moves some row by a visible share of 30 %
-                assertTrue(most < 1e-9 || most > 0.04, name + " × " + factor + " moved a row by " + most);
+                if (Validation.Goal.ISSUE_49.metBy(moved)) {
+                    met.add(name + " × " + factor + ": " + String.join("; ", Validation.Goal.ISSUE_49.report(moved)));
+                }
+            }
+            if (used && met.size() == 2) {
+                stillMet.addAll(met);
             }
         }
+        assertEquals(List.of(), stillMet);
     }
 
     @Test
