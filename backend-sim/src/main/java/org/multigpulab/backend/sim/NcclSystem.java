@@ -151,14 +151,32 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
 
     /** What nccl-tests would time for {@code a} with {@code p}, in µs. */
     private double measuredMicros(Algorithm a, Protocol p, Collective op, long bytes) {
-        double share = 1;
+        int used = channels;
         if (a == Algorithm.RING || a == Algorithm.TREE) {
             int threads = NcclTuning.maxThreads(a, p, ring.busBw());
-            int used = NcclTuning.channelsFor(bytes, channels, threads, NcclTuning.threadThreshold(a, p, ranks()));
-            share = (double) used / channels;
+            used = NcclTuning.channelsFor(bytes, channels, threads, NcclTuning.threadThreshold(a, p, ranks()));
         }
-        return figures.get("latency-scale") * latencyMicros(a, p, op, bytes)
-                + bytes / (1000 * bandwidth(a, p, op, bytes) * share);
+        double latency = latencyMicros(a, p, op, bytes);
+        if (a == Algorithm.RING && p == Protocol.SIMPLE) {
+            // NCCL's latency counts each ring step once; every slice of every loop waits for a flag over the link
+            double perSlice = NcclTuning.hopMicros(topology.fabric().hop(), a, p);
+            latency += perSlice * (simpleRingSlices(op, bytes, used) - steps(op));
+        }
+        return figures.get("latency-scale") * latency + bytes / (1000 * bandwidth(a, p, op, bytes) * used / channels);
+    }
+
+    /**
+     * The slices one channel's Simple ring passes on in turn, each waiting for its peer's flag
+     * ({@code prims_simple.h}): the ring's steps for every loop over the channel's bytes, a loop being a chunk per
+     * rank (the Simple buffer's 4 MiB over {@code NCCL_STEPS} 8, times the collective's chunk steps: 2 MiB for
+     * allreduce, allgather and reduce-scatter, 512 KiB for broadcast and reduce), each chunk in slices (2 and 1;
+     * {@code collectives.h}).
+     */
+    private double simpleRingSlices(Collective op, long bytes, int used) {
+        boolean rooted = op == Collective.BROADCAST || op == Collective.REDUCE;
+        long loop = (long) used * ranks() * (rooted ? 512 << 10 : 2 << 20);
+        long loops = Math.max(1, (bytes + loop - 1) / loop);
+        return (double) loops * steps(op) * (rooted ? 1 : 2);
     }
 
     private int ranks() {
