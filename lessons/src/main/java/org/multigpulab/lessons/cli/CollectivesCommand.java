@@ -94,8 +94,8 @@ final class CollectivesCommand implements Callable<Integer> {
             paramLabel = "G",
             defaultValue = "1",
             description = "GPUs one host thread launches each collective on, as nccl-tests' -g: 1 is a process per"
-                    + " GPU (mpirun, DDP), --gpus drives the node from one thread; small collectives wait for the"
-                    + " launches (default ${DEFAULT-VALUE}).")
+                    + " GPU (mpirun, DDP), a node's GPU count one thread for them all; small collectives wait for"
+                    + " the launches (default ${DEFAULT-VALUE}).")
     int gpusPerThread;
 
     @Option(
