@@ -40,9 +40,9 @@ record NcclFigures(Map<String, Double> values) {
         v.put("pcie-gen4", 24.0);
         v.put("pcie-gen5", 48.0);
         v.put("nic-scale", 1.0);
-        v.put("latency-scale", 1.291);
-        v.put("launch-us", 3.985);
-        v.put("host-copy-share", 0.690);
+        v.put("latency-scale", 1.382);
+        v.put("launch-us", 4.677);
+        v.put("host-copy-share", 0.693);
         return new NcclFigures(Map.copyOf(v));
     }
 
