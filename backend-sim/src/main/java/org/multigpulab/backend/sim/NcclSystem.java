@@ -114,7 +114,7 @@ final class NcclSystem implements CollectiveCostModel.CostedSystem {
         return nodes == 1 ? inside : inside + ", " + nics + "× " + nic.displayName() + " each";
     }
 
-    /** nccl-tests' time: the GPUs' own, or the launches of the thread that drives most GPUs where they take longer. */
+    /** nccl-tests' time: the GPUs' own, or one thread's launches on its GPUs where those take longer. */
     @Override
     public Estimate estimate(Collective op, long bytes, String algorithm) {
         Estimate onDevices = onDevices(op, bytes, algorithm);
