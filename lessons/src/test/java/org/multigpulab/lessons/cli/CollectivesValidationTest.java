@@ -19,8 +19,8 @@ import org.multigpulab.lessons.collectives.Validation;
 /**
  * The cost model against the published nccl-tests measurements in this module's resources: its fitted figures are
  * the calibration set's fit, the calibration set sits within its bands, and the validation set, kept apart from the
- * fit, meets issue 49's goal (docs/ARCHITECTURE.md), and misses it when any one figure a validation row uses is 30 %
- * off.
+ * fit, meets issue 49's goal (docs/ARCHITECTURE.md), and sees any one figure a validation row uses moved by 30 %
+ * one way or the other.
  */
 class CollectivesValidationTest {
 
